@@ -1,0 +1,72 @@
+#pragma once
+// Executors: the thread(s) that run one resource's ready tasks (CPU pool, I/O pool, and the
+// device queues and network that later layers add). Unlike work never blocks each other.
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "strata/runtime/task.hpp"
+
+namespace strata::runtime {
+
+// A task whose dependencies are met and whose data is staged, handed to an executor.
+using ReadyTask = detail::TaskState;
+Priority priority_of(const ReadyTask& task);
+
+class Executor;
+
+// Runs a ready task on the calling thread; implemented by the runtime.
+class TaskRunner {
+ public:
+  virtual ~TaskRunner() = default;
+  virtual void run(ReadyTask* task, Executor& executor, unsigned worker) = 0;
+};
+
+// Per-worker counters an executor keeps for the utilization summary.
+struct alignas(64) WorkerCounters {
+  std::atomic<std::uint64_t> busy_ns{0};
+  std::atomic<std::uint64_t> tasks{0};
+};
+
+// Base of every executor. A subclass owns its threads (or device queues) and calls
+// runner().run(task, *this, worker) for each task it takes.
+class Executor {
+ public:
+  Executor(std::string name, unsigned workers);
+  virtual ~Executor();
+  Executor(const Executor&) = delete;
+  Executor& operator=(const Executor&) = delete;
+
+  const std::string& name() const { return name_; }
+  unsigned worker_count() const { return static_cast<unsigned>(counters_.size()); }
+  WorkerCounters& counters(unsigned worker) { return counters_[worker]; }
+  const WorkerCounters& counters(unsigned worker) const { return counters_[worker]; }
+
+  // Starts the workers; called once by the runtime when the executor is registered.
+  virtual void start(TaskRunner& runner) = 0;
+  // Takes a ready task; never blocks on execution.
+  virtual void enqueue(ReadyTask* task) = 0;
+  // Ready tasks waiting for a worker (used by placement policies).
+  virtual std::size_t queued() const = 0;
+  // Runs one queued task on the calling thread, which is this executor's `worker`; false if
+  // none was queued. Lets a task that waits keep its worker busy instead of blocking it.
+  virtual bool run_one(unsigned worker) = 0;
+  // Stops the workers after the queue drained; called once at runtime shutdown.
+  virtual void stop() = 0;
+
+ private:
+  std::string name_;
+  std::vector<WorkerCounters> counters_;
+};
+
+// Which executor worker the calling thread is, if any.
+struct WorkerIdentity {
+  Executor* executor = nullptr;
+  unsigned worker = 0;
+};
+WorkerIdentity& current_worker();
+
+}  // namespace strata::runtime

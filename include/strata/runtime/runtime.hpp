@@ -1,0 +1,68 @@
+#pragma once
+// Runtime: one process's task runtime. Submit tasks with dependencies and data accesses; the
+// runtime orders conflicting accesses, stages data, runs tasks on per-resource executors and
+// reports failures, utilization and a trace.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "strata/base/config.hpp"
+#include "strata/runtime/executor.hpp"
+#include "strata/runtime/run_summary.hpp"
+#include "strata/runtime/scheduling_policy.hpp"
+#include "strata/runtime/staging.hpp"
+#include "strata/runtime/task.hpp"
+
+namespace strata::runtime {
+
+class Runtime {
+ public:
+  // Starts the CPU pool and the I/O pool as the configuration says.
+  explicit Runtime(Config config = Config::from_environment());
+  // Waits for every task (errors not yet collected are logged), writes the trace if asked.
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  const Config& config() const;
+
+  // Submits a task. Never blocks on execution, except when max_tasks_in_flight tasks are
+  // unfinished: then it waits (or, called from a worker, runs other tasks) until one finishes.
+  TaskHandle submit(TaskSpec spec, TaskFunction body);
+  TaskHandle submit(TaskFunction body) { return submit(TaskSpec(), std::move(body)); }
+
+  // A task that finishes when all of `tasks` have (fails if any failed).
+  TaskHandle when_all(const std::vector<TaskHandle>& tasks);
+
+  // Registers a piece of data tasks can declare accesses on; `bytes` is its staging footprint.
+  DataHandle create_data(std::string name, std::uint64_t bytes = 0);
+
+  // Waits for every submitted task. If a task failed, throws TaskFailed for the first failure
+  // (naming the task, keeping the original error); the runtime is usable again afterwards.
+  void wait_all();
+
+  // Cancels every task that has not started yet.
+  void cancel_all();
+
+  ExecutorId cpu() const;
+  ExecutorId io() const;
+  // Registers an executor (device queues, network); the runtime starts and stops it.
+  ExecutorId add_executor(std::unique_ptr<Executor> executor);
+  Executor& executor(ExecutorId id);
+
+  void set_staging_hook(StagingHook* hook);
+  void set_placement_policy(std::unique_ptr<PlacementPolicy> policy);
+
+  std::uint64_t tasks_in_flight() const;
+  RunSummary summary() const;
+  // Starts recording per-task spans (also switched on by the `trace` setting).
+  void enable_tracing();
+  // Writes recorded spans and counters as Chrome trace-event JSON (opens in Perfetto).
+  void write_trace(const std::string& path) const;
+
+ private:
+  std::unique_ptr<detail::RuntimeCore> core_;
+};
+
+}  // namespace strata::runtime

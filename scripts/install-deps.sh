@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs, with apt-get only, everything Strata's build, tests and benchmarks need.
+# Idempotent: packages already present are left alone; nothing else is downloaded.
+set -euo pipefail
+
+packages=(
+  # toolchain
+  build-essential cmake ninja-build ccache pkg-config clang-format clang-tidy git
+  # tests and benchmarks
+  libgtest-dev libgmock-dev libbenchmark-dev libtbb-dev libstarpu-dev
+  # base libraries
+  libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev libhwloc-dev
+  # optional components detected at configure time
+  ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
+  libopenmpi-dev openmpi-bin libhdf5-dev
+  # plots of benchmark results
+  python3-matplotlib
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages already installed"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+sudo_cmd=()
+[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

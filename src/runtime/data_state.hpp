@@ -1,0 +1,46 @@
+#pragma once
+// DataState: per-datum bookkeeping that orders conflicting accesses in submission order, and the
+// reduce gate that keeps reduce accesses to one datum from running at the same time.
+
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "strata/runtime/data_handle.hpp"
+
+namespace strata::runtime::detail {
+
+struct TaskState;
+
+struct DataState {
+  DataState(std::string data_name, std::uint64_t data_bytes, std::uint64_t data_id)
+      : name(std::move(data_name)), bytes(data_bytes), id(data_id) {}
+  ~DataState();
+  DataState(const DataState&) = delete;
+  DataState& operator=(const DataState&) = delete;
+
+  const std::string name;
+  const std::uint64_t bytes;
+  const std::uint64_t id;
+
+  // Access history, guarded by the runtime's registration mutex. Every entry holds a reference.
+  std::vector<TaskState*> last_write;   // the last writer, or the last group of reducers
+  std::vector<TaskState*> readers;      // readers since last_write
+  std::vector<TaskState*> reducers;     // the open group of reducers
+  std::vector<TaskState*> reduce_base;  // what the open group of reducers waits for
+  std::size_t prune_readers_at = 64;
+
+  // Reduce gate: at most one reducer of this datum runs at a time.
+  std::mutex gate_lock;
+  TaskState* gate_holder = nullptr;
+  std::deque<TaskState*> gate_waiters;
+};
+
+// Records that `task` accesses `data` with `mode` (the next access in submission order) and
+// appends to `wait_for` the tasks it must follow, each retained once for the caller.
+void record_access(DataState& data, TaskState* task, Access mode,
+                   std::vector<TaskState*>& wait_for);
+
+}  // namespace strata::runtime::detail

@@ -1,0 +1,107 @@
+#include "strata/runtime/runtime.hpp"
+
+#include <fmt/format.h>
+
+#include "runtime_core.hpp"
+#include "strata/base/units.hpp"
+
+namespace strata::runtime {
+
+// DataHandle ----------------------------------------------------------------------------------
+
+const std::string& DataHandle::name() const {
+  return state_->name;
+}
+std::uint64_t DataHandle::bytes() const {
+  return state_->bytes;
+}
+std::uint64_t DataHandle::id() const {
+  return state_->id;
+}
+
+// Runtime -------------------------------------------------------------------------------------
+
+Runtime::Runtime(Config config)
+    : core_(std::make_unique<detail::RuntimeCore>(std::move(config), *this)) {}
+
+Runtime::~Runtime() = default;
+
+const Config& Runtime::config() const {
+  return core_->config();
+}
+
+TaskHandle Runtime::submit(TaskSpec spec, TaskFunction body) {
+  return core_->submit(std::move(spec), std::move(body));
+}
+
+TaskHandle Runtime::when_all(const std::vector<TaskHandle>& tasks) {
+  return submit(TaskSpec("when_all").after(tasks), [] {});
+}
+
+DataHandle Runtime::create_data(std::string name, std::uint64_t bytes) {
+  return DataHandle(core_->create_data(std::move(name), bytes));
+}
+
+void Runtime::wait_all() {
+  core_->wait_all();
+}
+void Runtime::cancel_all() {
+  core_->cancel_all();
+}
+
+ExecutorId Runtime::cpu() const {
+  return ExecutorId{0};
+}
+ExecutorId Runtime::io() const {
+  return ExecutorId{1};
+}
+
+ExecutorId Runtime::add_executor(std::unique_ptr<Executor> executor) {
+  return core_->add_executor(std::move(executor));
+}
+
+Executor& Runtime::executor(ExecutorId id) {
+  return core_->executor(id);
+}
+
+void Runtime::set_staging_hook(StagingHook* hook) {
+  core_->set_staging_hook(hook);
+}
+
+void Runtime::set_placement_policy(std::unique_ptr<PlacementPolicy> policy) {
+  core_->set_placement_policy(std::move(policy));
+}
+
+std::uint64_t Runtime::tasks_in_flight() const {
+  return core_->in_flight();
+}
+
+RunSummary Runtime::summary() const {
+  return core_->summary();
+}
+
+void Runtime::enable_tracing() {
+  core_->tracer().enable();
+}
+
+void Runtime::write_trace(const std::string& path) const {
+  core_->write_trace(path);
+}
+
+// RunSummary ----------------------------------------------------------------------------------
+
+std::string RunSummary::format() const {
+  std::string text =
+      fmt::format("tasks: {} succeeded, {} failed, {} cancelled in {}\n", tasks_succeeded,
+                  tasks_failed, tasks_cancelled, format_seconds(wall_seconds));
+  text += fmt::format("{:<12} {:>7} {:>10} {:>12} {:>11}\n", "executor", "workers", "tasks", "busy",
+                      "utilization");
+  for (const auto& executor : executors) {
+    text += fmt::format("{:<12} {:>7} {:>10} {:>12} {:>10.1f}%\n", executor.name, executor.workers,
+                        executor.tasks, format_seconds(executor.busy_seconds),
+                        100.0 * executor.utilization);
+  }
+  return text;
+}
+
+}  // namespace strata::runtime

@@ -1,0 +1,601 @@
+#include "runtime_core.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <thread>
+
+#include "strata/base/error.hpp"
+#include "strata/base/log.hpp"
+#include "strata/runtime/thread_pool_executor.hpp"
+
+namespace strata::runtime::detail {
+namespace {
+
+std::string describe(const std::exception_ptr& error) {
+  if (!error) return "cancelled";
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "an exception not derived from std::exception";
+  }
+}
+
+void raise_to_at_least(std::atomic<std::uint64_t>& value, std::uint64_t floor) {
+  std::uint64_t current = value.load(std::memory_order_acquire);
+  while (current < floor && !value.compare_exchange_weak(current, floor)) {
+  }
+}
+
+void poison(TaskState* task, const std::shared_ptr<const FailureRecord>& cause) {
+  std::lock_guard guard(task->lock);
+  if (!task->failure) task->failure = cause;
+}
+
+Access merge(Access a, Access b) {
+  return a == b ? a : Access::read_write;
+}
+
+// Waits with growing pauses while `done` is false, running other work of `me` meanwhile.
+template <class Done>
+void help_until(const WorkerIdentity& me, Done done) {
+  int idle = 0;
+  while (!done()) {
+    if (me.executor->run_one(me.worker)) {
+      idle = 0;
+    } else if (++idle < 64) {
+      std::this_thread::yield();
+    } else {
+      std::this_thread::sleep_for(std::chrono::microseconds(std::min(1000, 20 * (idle - 63))));
+    }
+  }
+}
+
+}  // namespace
+
+RuntimeCore::RuntimeCore(Config config, Runtime& facade)
+    : config_(std::move(config)), facade_(facade) {
+  set_log_level(config_.log_level);
+  const std::uint64_t max = config_.max_tasks_in_flight;
+  resume_below_ = max - std::max<std::uint64_t>(1, max / 8);
+  placement_ = make_least_loaded_placement();
+  if (!config_.trace.empty()) tracer_.enable();
+  cpu_ = add_executor(std::make_unique<ThreadPoolExecutor>("cpu", config_.effective_cpu_threads(),
+                                                           make_work_stealing_policy()));
+  add_executor(
+      std::make_unique<ThreadPoolExecutor>("io", config_.io_threads, make_priority_fifo_policy()));
+}
+
+RuntimeCore::~RuntimeCore() {
+  wait_until_idle();
+  while (external_calls_.load(std::memory_order_acquire) != 0) std::this_thread::yield();
+  {
+    std::lock_guard guard(failure_lock_);
+    if (first_failure_) {
+      log().error("runtime shut down with an uncollected failure: task '{}' failed: {}",
+                  first_failure_->task, describe(first_failure_->error));
+    }
+  }
+  if (!config_.trace.empty()) {
+    try {
+      write_trace(config_.trace);
+    } catch (const std::exception& e) {
+      log().error("{}", e.what());
+    }
+  }
+  for (std::uint32_t i = executor_count_.load(); i-- > 0;)
+    executors_[i]->stop();
+}
+
+ExecutorId RuntimeCore::add_executor(std::unique_ptr<Executor> executor) {
+  std::lock_guard guard(executors_lock_);
+  const std::uint32_t index = executor_count_.load();
+  if (index == max_executors) {
+    throw Error(fmt::format("cannot add executor '{}': a runtime holds at most {} executors",
+                            executor->name(), max_executors));
+  }
+  budgets_[index] =
+      std::make_unique<StagingBudget>(config_.staging_max_bytes, config_.staging_max_tasks);
+  executor->start(*this);
+  executors_[index] = std::move(executor);
+  executor_count_.store(index + 1, std::memory_order_release);
+  return ExecutorId{index};
+}
+
+Executor& RuntimeCore::executor(ExecutorId id) const {
+  if (id.index >= executor_count_.load(std::memory_order_acquire)) {
+    throw Error(fmt::format("no executor with index {} (this runtime has {})", id.index,
+                            executor_count_.load()));
+  }
+  return *executors_[id.index];
+}
+
+void RuntimeCore::set_placement_policy(std::unique_ptr<PlacementPolicy> policy) {
+  placement_ = policy ? std::move(policy) : make_least_loaded_placement();
+}
+
+std::shared_ptr<DataState> RuntimeCore::create_data(std::string name, std::uint64_t bytes) {
+  return std::make_shared<DataState>(std::move(name), bytes, next_data_id_.fetch_add(1));
+}
+
+std::int64_t RuntimeCore::now_ns() const {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
+                                                              started_)
+      .count();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Submission
+
+void RuntimeCore::throttle_submission() {
+  if (in_flight_.load(std::memory_order_relaxed) < config_.max_tasks_in_flight) return;
+  const WorkerIdentity& me = current_worker();
+  if (me.executor != nullptr) {
+    // Inside a task: run other work until there is room, but never wait for work that cannot
+    // run (its tasks may depend on this one); then submit anyway.
+    while (in_flight_.load(std::memory_order_relaxed) >= config_.max_tasks_in_flight &&
+           me.executor->run_one(me.worker)) {
+    }
+    return;
+  }
+  throttled_.fetch_add(1, std::memory_order_seq_cst);
+  while (true) {
+    const std::uint32_t epoch = throttle_epoch_.load(std::memory_order_seq_cst);
+    if (in_flight_.load(std::memory_order_seq_cst) <= resume_below_) break;
+    throttle_epoch_.wait(epoch, std::memory_order_seq_cst);
+  }
+  throttled_.fetch_sub(1, std::memory_order_seq_cst);
+}
+
+TaskHandle RuntimeCore::submit(TaskSpec&& spec, TaskFunction&& body) {
+  if (!body) throw Error(fmt::format("task '{}' was submitted without a body", spec.name));
+  const std::uint32_t executors = executor_count_.load(std::memory_order_acquire);
+  for (ExecutorId id : spec.executors) {
+    if (id.index >= executors) {
+      throw Error(fmt::format("task '{}' names executor {}, but this runtime has {}", spec.name,
+                              id.index, executors));
+    }
+  }
+  for (const DataAccess& access : spec.accesses) {
+    if (!access.data) {
+      throw Error(fmt::format("task '{}' declares a {} access to an empty DataHandle", spec.name,
+                              to_string(access.mode)));
+    }
+  }
+  throttle_submission();
+
+  auto* task = new TaskState;
+  task->runtime = this;
+  task->name = std::move(spec.name);
+  task->id = next_task_id_.fetch_add(1, std::memory_order_relaxed);
+  task->priority = spec.priority;
+  task->body = std::move(body);
+  task->bytes = spec.bytes;
+  task->candidates = std::move(spec.executors);
+  task->executor = task->candidates.empty() ? cpu_ : task->candidates.front();
+  task->retain();  // the handle's reference; the first one is held while in flight
+  in_flight_.fetch_add(1, std::memory_order_seq_cst);
+
+  for (const TaskHandle& predecessor : spec.predecessors) {
+    if (predecessor.state_ != nullptr) add_edge(predecessor.state_, task);
+  }
+  if (!spec.accesses.empty()) register_accesses(task, spec.accesses);
+  if (task->unmet.fetch_sub(1, std::memory_order_acq_rel) == 1) make_ready(task);
+  return TaskHandle(task);
+}
+
+void RuntimeCore::add_edge(TaskState* predecessor, TaskState* successor) {
+  std::unique_lock guard(predecessor->lock);
+  if (predecessor->closed) {
+    const TaskStatus status = predecessor->status.load(std::memory_order_acquire);
+    auto cause = predecessor->failure;
+    guard.unlock();
+    if (status != TaskStatus::succeeded) poison(successor, cause);
+    return;
+  }
+  successor->retain();
+  successor->unmet.fetch_add(1, std::memory_order_relaxed);
+  predecessor->successors.push_back(successor);
+}
+
+void RuntimeCore::register_accesses(TaskState* task, std::vector<DataAccess>& accesses) {
+  for (const DataAccess& access : accesses) {
+    auto same =
+        std::find_if(task->accesses.begin(), task->accesses.end(),
+                     [&](const DataAccess& seen) { return seen.data.id() == access.data.id(); });
+    if (same == task->accesses.end()) {
+      task->accesses.push_back(access);
+    } else {
+      same->mode = merge(same->mode, access.mode);
+    }
+  }
+  if (task->bytes == 0) {
+    for (const DataAccess& access : task->accesses)
+      task->bytes += access.data.bytes();
+  }
+  std::vector<TaskState*> wait_for;
+  {
+    std::lock_guard guard(registration_lock_);
+    for (const DataAccess& access : task->accesses) {
+      record_access(*access.data.state_, task, access.mode, wait_for);
+    }
+  }
+  for (TaskState* predecessor : wait_for) {
+    add_edge(predecessor, task);
+    predecessor->release();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ready -> staged -> queued
+
+bool RuntimeCore::should_cancel(const TaskState* task) const {
+  return task->cancel_requested.load(std::memory_order_acquire) ||
+         task->id < cancel_below_.load(std::memory_order_acquire);
+}
+
+void RuntimeCore::make_ready(TaskState* task) {
+  if (task->failure) {
+    finish(task, task->failure->cancelled ? TaskStatus::cancelled : TaskStatus::failed,
+           task->failure);
+    return;
+  }
+  if (should_cancel(task)) {
+    std::shared_ptr<const FailureRecord> cause;
+    {
+      std::lock_guard guard(failure_lock_);
+      cause = first_failure_;
+    }
+    if (cause && task->id < cancel_below_.load()) {
+      cause = std::make_shared<FailureRecord>(
+          FailureRecord{cause->task, cause->task_id, cause->error, true});
+    } else {
+      cause = std::make_shared<FailureRecord>(FailureRecord{task->name, task->id, nullptr, true});
+    }
+    finish(task, TaskStatus::cancelled, cause);
+    return;
+  }
+  if (task->candidates.size() > 1) {
+    std::vector<Executor*> candidates;
+    for (ExecutorId id : task->candidates)
+      candidates.push_back(executors_[id.index].get());
+    task->executor = task->candidates[placement_->choose(*task, candidates)];
+  }
+  if (task->bytes > 0) {
+    if (!budgets_[task->executor.index]->try_admit(task)) return;  // staged when budget frees
+    task->staged = true;
+  }
+  stage(task);
+}
+
+StagingRequest RuntimeCore::staging_request(const TaskState* task) const {
+  return StagingRequest{task->id, task->name, task->executor, task->accesses, task->bytes};
+}
+
+void RuntimeCore::stage(TaskState* task) {
+  if (hook_ == nullptr || task->accesses.empty()) {
+    dispatch(task);
+    return;
+  }
+  hook_->stage(staging_request(task), [this, task](std::exception_ptr error) {
+    const ExternalCall call(*this);
+    if (error) {
+      complete(task, std::move(error));
+      return;
+    }
+    task->hook_staged = true;
+    dispatch(task);
+  });
+}
+
+void RuntimeCore::dispatch(TaskState* task) {
+  if (!acquire_reduce_gates(task)) return;  // dispatched again when a gate frees
+  executors_[task->executor.index]->enqueue(task);
+}
+
+bool RuntimeCore::acquire_reduce_gates(TaskState* task) {
+  std::vector<DataState*> gates;
+  for (const DataAccess& access : task->accesses) {
+    if (access.mode == Access::reduce) gates.push_back(access.data.state_.get());
+  }
+  if (gates.empty()) return true;
+  std::sort(gates.begin(), gates.end(),
+            [](const DataState* a, const DataState* b) { return a->id < b->id; });
+  for (std::size_t i = 0; i < gates.size(); ++i) {
+    std::unique_lock guard(gates[i]->gate_lock);
+    if (gates[i]->gate_holder == nullptr) {
+      gates[i]->gate_holder = task;
+      continue;
+    }
+    gates[i]->gate_waiters.push_back(task);
+    guard.unlock();
+    for (std::size_t held = 0; held < i; ++held) {
+      TaskState* next = nullptr;
+      {
+        std::lock_guard release_guard(gates[held]->gate_lock);
+        gates[held]->gate_holder = nullptr;
+        if (!gates[held]->gate_waiters.empty()) {
+          next = gates[held]->gate_waiters.front();
+          gates[held]->gate_waiters.pop_front();
+        }
+      }
+      if (next != nullptr) dispatch(next);
+    }
+    return false;
+  }
+  task->holds_gates = true;
+  return true;
+}
+
+void RuntimeCore::release_reduce_gates(TaskState* task) {
+  task->holds_gates = false;
+  for (const DataAccess& access : task->accesses) {
+    if (access.mode != Access::reduce) continue;
+    DataState& data = *access.data.state_;
+    TaskState* next = nullptr;
+    {
+      std::lock_guard guard(data.gate_lock);
+      data.gate_holder = nullptr;
+      if (!data.gate_waiters.empty()) {
+        next = data.gate_waiters.front();
+        data.gate_waiters.pop_front();
+      }
+    }
+    if (next != nullptr) dispatch(next);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running and finishing
+
+void RuntimeCore::run(ReadyTask* task, Executor& executor, unsigned worker) {
+  thread_local int nesting = 0;
+  if (should_cancel(task)) {
+    make_ready(task);  // takes the cancellation path and finishes the task
+    return;
+  }
+  task->status.store(TaskStatus::running, std::memory_order_release);
+  std::exception_ptr error;
+  TaskContext context(task, worker);
+  const std::int64_t start = now_ns();
+  ++nesting;
+  try {
+    task->body(context);
+  } catch (...) {
+    error = std::current_exception();
+  }
+  --nesting;
+  const std::int64_t end = now_ns();
+  WorkerCounters& counters = executor.counters(worker);
+  if (nesting == 0) {
+    counters.busy_ns.fetch_add(static_cast<std::uint64_t>(end - start), std::memory_order_relaxed);
+  }
+  counters.tasks.fetch_add(1, std::memory_order_relaxed);
+  if (tracer_.enabled())
+    tracer_.span(task->name, task->executor.index, worker, start, end, task->bytes);
+  task->body.reset();
+  if (!task->deferred) {
+    complete(task, std::move(error));
+    return;
+  }
+  // The completion may already have fired on another thread; the reference taken by
+  // defer_completion() kept the task alive until here.
+  if (error) complete(task, std::move(error));
+  task->release();
+}
+
+void RuntimeCore::complete(TaskState* task, std::exception_ptr error) {
+  if (task->completed.exchange(true, std::memory_order_acq_rel)) return;
+  if (!error) {
+    finish(task, TaskStatus::succeeded, nullptr);
+    return;
+  }
+  auto failure =
+      std::make_shared<const FailureRecord>(FailureRecord{task->name, task->id, error, false});
+  log().debug("task '{}' failed: {}", task->name, describe(error));
+  note_failure(failure);
+  finish(task, TaskStatus::failed, failure);
+}
+
+void RuntimeCore::note_failure(const std::shared_ptr<const FailureRecord>& failure) {
+  {
+    std::lock_guard guard(failure_lock_);
+    if (!first_failure_) first_failure_ = failure;
+  }
+  // The run failed: tasks submitted so far that have not started are cancelled.
+  raise_to_at_least(cancel_below_, next_task_id_.load());
+}
+
+void RuntimeCore::finish(TaskState* task, TaskStatus status,
+                         std::shared_ptr<const FailureRecord> failure) {
+  // Finishing a task can finish its cancelled dependents; a worklist keeps the stack flat.
+  struct Pending {
+    TaskState* task;
+    TaskStatus status;
+    std::shared_ptr<const FailureRecord> failure;
+  };
+  thread_local std::vector<Pending> pending;
+  thread_local bool draining = false;
+  pending.push_back({task, status, std::move(failure)});
+  if (draining) return;
+  draining = true;
+  while (!pending.empty()) {
+    Pending next = std::move(pending.back());
+    pending.pop_back();
+    finish_one(next.task, next.status, std::move(next.failure));
+  }
+  draining = false;
+}
+
+void RuntimeCore::unstage(TaskState* task) {
+  if (task->holds_gates) release_reduce_gates(task);
+  if (task->hook_staged) {
+    task->hook_staged = false;
+    hook_->unstage(staging_request(task));
+  }
+  if (task->staged) {
+    task->staged = false;
+    for (TaskState* admitted : budgets_[task->executor.index]->release(task)) {
+      admitted->staged = true;
+      stage(admitted);
+    }
+  }
+}
+
+void RuntimeCore::finish_one(TaskState* task, TaskStatus status,
+                             std::shared_ptr<const FailureRecord> failure) {
+  unstage(task);
+  std::vector<TaskState*> successors;
+  std::vector<std::function<void(const TaskHandle&)>> callbacks;
+  {
+    std::lock_guard guard(task->lock);
+    if (failure) task->failure = std::move(failure);
+    task->status.store(status, std::memory_order_release);
+    task->closed = true;
+    successors.swap(task->successors);
+    callbacks.swap(task->callbacks);
+  }
+  for (TaskState* successor : successors) {
+    if (status != TaskStatus::succeeded) poison(successor, task->failure);
+    if (successor->unmet.fetch_sub(1, std::memory_order_acq_rel) == 1) make_ready(successor);
+    successor->release();
+  }
+  switch (status) {
+    case TaskStatus::succeeded:
+      succeeded_.fetch_add(1, std::memory_order_relaxed);
+      break;
+    case TaskStatus::failed:
+      failed_.fetch_add(1, std::memory_order_relaxed);
+      break;
+    default:
+      cancelled_.fetch_add(1, std::memory_order_relaxed);
+      break;
+  }
+  task->finished.store(1, std::memory_order_release);
+  task->finished.notify_all();
+  if (!callbacks.empty()) {
+    task->retain();
+    const TaskHandle handle(task);
+    for (auto& callback : callbacks) {
+      try {
+        callback(handle);
+      } catch (const std::exception& e) {
+        log().error("completion callback of task '{}' threw: {}", task->name, e.what());
+      }
+    }
+  }
+  task->accesses.clear();
+  task->candidates.clear();
+
+  const std::uint64_t left = in_flight_.fetch_sub(1, std::memory_order_seq_cst) - 1;
+  if (tracer_.enabled() && (task->id & 63) == 0) {
+    tracer_.counter("tasks in flight", now_ns(), static_cast<std::int64_t>(left));
+  }
+  if (left == resume_below_ && throttled_.load(std::memory_order_seq_cst) > 0) {
+    throttle_epoch_.fetch_add(1, std::memory_order_seq_cst);
+    throttle_epoch_.notify_all();
+  }
+  if (left == 0) {
+    idle_epoch_.fetch_add(1, std::memory_order_seq_cst);
+    if (idle_waiters_.load(std::memory_order_seq_cst) > 0) idle_epoch_.notify_all();
+  }
+  task->release();  // the in-flight reference
+}
+
+// ---------------------------------------------------------------------------------------------
+// Waiting, cancelling, reporting
+
+void RuntimeCore::wait_for(TaskState* task) {
+  if (task->is_finished()) return;
+  const WorkerIdentity& me = current_worker();
+  if (me.executor != nullptr) {
+    help_until(me, [task] { return task->is_finished(); });
+    return;
+  }
+  while (!task->is_finished())
+    task->finished.wait(0, std::memory_order_acquire);
+}
+
+void RuntimeCore::wait_until_idle() {
+  if (current_worker().executor != nullptr) {
+    throw Error(
+        "wait_all() was called from inside a task: it would wait for that task itself; wait "
+        "for the specific tasks (TaskHandle::wait) instead");
+  }
+  idle_waiters_.fetch_add(1, std::memory_order_seq_cst);
+  while (true) {
+    const std::uint32_t epoch = idle_epoch_.load(std::memory_order_seq_cst);
+    if (in_flight_.load(std::memory_order_seq_cst) == 0) break;
+    idle_epoch_.wait(epoch, std::memory_order_seq_cst);
+  }
+  idle_waiters_.fetch_sub(1, std::memory_order_seq_cst);
+}
+
+void RuntimeCore::wait_all() {
+  wait_until_idle();
+  std::shared_ptr<const FailureRecord> failure;
+  {
+    std::lock_guard guard(failure_lock_);
+    failure.swap(first_failure_);
+  }
+  if (failure) {
+    throw TaskFailed(failure->task, failure->error,
+                     fmt::format("task '{}' failed: {}", failure->task, describe(failure->error)));
+  }
+}
+
+void RuntimeCore::cancel_all() {
+  raise_to_at_least(cancel_below_, next_task_id_.load());
+}
+
+void RuntimeCore::cancel(TaskState* task) {
+  task->cancel_requested.store(true, std::memory_order_release);
+}
+
+void RuntimeCore::add_callback(TaskState* task, std::function<void(const TaskHandle&)> callback) {
+  {
+    std::lock_guard guard(task->lock);
+    if (!task->closed) {
+      task->callbacks.push_back(std::move(callback));
+      return;
+    }
+  }
+  task->retain();
+  callback(TaskHandle(task));
+}
+
+RunSummary RuntimeCore::summary() const {
+  RunSummary summary;
+  summary.wall_seconds = static_cast<double>(now_ns()) / 1e9;
+  summary.tasks_succeeded = succeeded_.load();
+  summary.tasks_failed = failed_.load();
+  summary.tasks_cancelled = cancelled_.load();
+  for (std::uint32_t i = 0; i < executor_count_.load(); ++i) {
+    const Executor& executor = *executors_[i];
+    ExecutorSummary entry{executor.name(), executor.worker_count(), 0, 0, 0};
+    for (unsigned w = 0; w < executor.worker_count(); ++w) {
+      entry.busy_seconds += static_cast<double>(executor.counters(w).busy_ns.load()) / 1e9;
+      entry.tasks += executor.counters(w).tasks.load();
+    }
+    if (summary.wall_seconds > 0) {
+      entry.utilization =
+          std::min(1.0, entry.busy_seconds / (summary.wall_seconds * executor.worker_count()));
+    }
+    summary.executors.push_back(std::move(entry));
+  }
+  return summary;
+}
+
+void RuntimeCore::write_trace(const std::string& path) const {
+  std::vector<std::string> names;
+  std::vector<unsigned> workers;
+  for (std::uint32_t i = 0; i < executor_count_.load(); ++i) {
+    names.push_back(executors_[i]->name());
+    workers.push_back(executors_[i]->worker_count());
+  }
+  tracer_.write(path, names, workers);
+}
+
+}  // namespace strata::runtime::detail

@@ -1,0 +1,124 @@
+#pragma once
+// RuntimeCore: the life of a task — submitted, dependencies met, staged, queued at its executor,
+// run, unstaged, successors released — plus failure propagation, throttling and accounting.
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <mutex>
+
+#include "data_state.hpp"
+#include "staging_budget.hpp"
+#include "strata/base/config.hpp"
+#include "strata/runtime/executor.hpp"
+#include "strata/runtime/run_summary.hpp"
+#include "strata/runtime/scheduling_policy.hpp"
+#include "strata/runtime/staging.hpp"
+#include "task_state.hpp"
+#include "tracer.hpp"
+
+namespace strata::runtime::detail {
+
+class RuntimeCore final : public TaskRunner {
+ public:
+  static constexpr std::size_t max_executors = 64;
+
+  RuntimeCore(Config config, Runtime& facade);
+  ~RuntimeCore() override;
+
+  const Config& config() const { return config_; }
+  Runtime& facade() const { return facade_; }
+
+  TaskHandle submit(TaskSpec&& spec, TaskFunction&& body);
+  std::shared_ptr<DataState> create_data(std::string name, std::uint64_t bytes);
+  void wait_all();
+  void wait_until_idle();
+  void cancel_all();
+  void cancel(TaskState* task);
+  void wait_for(TaskState* task);
+  void add_callback(TaskState* task, std::function<void(const TaskHandle&)> callback);
+  // Finishes a task whose body returned or whose deferred completion fired.
+  void complete(TaskState* task, std::exception_ptr error);
+
+  ExecutorId add_executor(std::unique_ptr<Executor> executor);
+  Executor& executor(ExecutorId id) const;
+  void set_staging_hook(StagingHook* hook) { hook_ = hook; }
+  void set_placement_policy(std::unique_ptr<PlacementPolicy> policy);
+
+  std::uint64_t in_flight() const { return in_flight_.load(std::memory_order_acquire); }
+  RunSummary summary() const;
+  Tracer& tracer() { return tracer_; }
+  void write_trace(const std::string& path) const;
+
+  void run(ReadyTask* task, Executor& executor, unsigned worker) override;
+
+  // Marks a call into the core from a thread the runtime does not own (a deferred completion, a
+  // staging callback) so that shutdown waits until the call has left the core.
+  class ExternalCall {
+   public:
+    explicit ExternalCall(RuntimeCore& core) : core_(core) {
+      core_.external_calls_.fetch_add(1, std::memory_order_acq_rel);
+    }
+    ~ExternalCall() { core_.external_calls_.fetch_sub(1, std::memory_order_acq_rel); }
+    ExternalCall(const ExternalCall&) = delete;
+    ExternalCall& operator=(const ExternalCall&) = delete;
+
+   private:
+    RuntimeCore& core_;
+  };
+
+ private:
+  void throttle_submission();
+  void add_edge(TaskState* predecessor, TaskState* successor);
+  void register_accesses(TaskState* task, std::vector<DataAccess>& accesses);
+  void make_ready(TaskState* task);
+  void stage(TaskState* task);
+  void dispatch(TaskState* task);
+  bool acquire_reduce_gates(TaskState* task);
+  void release_reduce_gates(TaskState* task);
+  void unstage(TaskState* task);
+  void finish(TaskState* task, TaskStatus status, std::shared_ptr<const FailureRecord> failure);
+  void finish_one(TaskState* task, TaskStatus status, std::shared_ptr<const FailureRecord> failure);
+  bool should_cancel(const TaskState* task) const;
+  void note_failure(const std::shared_ptr<const FailureRecord>& failure);
+  StagingRequest staging_request(const TaskState* task) const;
+  std::int64_t now_ns() const;
+
+  Config config_;
+  Runtime& facade_;
+  const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+
+  std::array<std::unique_ptr<Executor>, max_executors> executors_;
+  std::array<std::unique_ptr<StagingBudget>, max_executors> budgets_;
+  std::atomic<std::uint32_t> executor_count_{0};
+  std::mutex executors_lock_;
+  ExecutorId cpu_;
+  std::unique_ptr<PlacementPolicy> placement_;
+  StagingHook* hook_ = nullptr;
+
+  std::mutex registration_lock_;  // serializes access registration: one submission order
+  std::atomic<std::uint64_t> next_task_id_{1};
+  std::atomic<std::uint64_t> next_data_id_{1};
+
+  // Throttling and idleness.
+  std::atomic<std::uint64_t> in_flight_{0};
+  std::uint64_t resume_below_ = 0;  // submitters waiting resume once in_flight drops here
+  std::atomic<std::uint32_t> throttled_{0};
+  std::atomic<std::uint32_t> throttle_epoch_{0};
+  std::atomic<std::uint32_t> idle_waiters_{0};
+  std::atomic<std::uint32_t> idle_epoch_{0};
+  std::atomic<std::uint32_t> external_calls_{0};
+
+  // Failure and cancellation: tasks with id below cancel_below_ that have not started are skipped.
+  std::atomic<std::uint64_t> cancel_below_{0};
+  std::mutex failure_lock_;
+  std::shared_ptr<const FailureRecord> first_failure_;
+
+  std::atomic<std::uint64_t> succeeded_{0};
+  std::atomic<std::uint64_t> failed_{0};
+  std::atomic<std::uint64_t> cancelled_{0};
+  Tracer tracer_;
+};
+
+}  // namespace strata::runtime::detail

@@ -1,0 +1,44 @@
+#pragma once
+// StagingBudget: how far ahead one executor's tasks are staged — a byte budget and a task limit
+// (the lightning paper's look-ahead). A task that does not fit waits in priority order.
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <vector>
+
+#include "strata/runtime/task.hpp"
+
+namespace strata::runtime::detail {
+
+struct TaskState;
+
+class StagingBudget {
+ public:
+  StagingBudget(std::uint64_t max_bytes, std::uint64_t max_tasks)
+      : max_bytes_(max_bytes), max_tasks_(max_tasks) {}
+
+  // Admits `task` if it fits (a task alone is always admitted, however large); otherwise it
+  // waits and is returned by a later release().
+  bool try_admit(TaskState* task);
+  // Gives back the budget of a finished task; returns the waiting tasks that now fit.
+  std::vector<TaskState*> release(const TaskState* task);
+
+  std::uint64_t staged_bytes() const;
+  std::uint64_t peak_bytes() const;
+
+ private:
+  bool fits(std::uint64_t bytes) const;
+  void account(const TaskState* task);
+
+  const std::uint64_t max_bytes_;
+  const std::uint64_t max_tasks_;
+  mutable std::mutex lock_;
+  std::uint64_t bytes_ = 0;
+  std::uint64_t tasks_ = 0;
+  std::uint64_t peak_bytes_ = 0;
+  std::array<std::deque<TaskState*>, priority_levels> waiting_;
+};
+
+}  // namespace strata::runtime::detail

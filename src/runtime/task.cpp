@@ -1,0 +1,200 @@
+// TaskSpec, TaskHandle, TaskContext and DeferredCompletion: the user-facing side of a task.
+
+#include <fmt/format.h>
+
+#include "runtime_core.hpp"
+#include "strata/runtime/runtime.hpp"
+
+namespace strata::runtime {
+namespace {
+
+std::string describe(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "an exception not derived from std::exception";
+  }
+}
+
+}  // namespace
+
+const char* to_string(TaskStatus status) {
+  switch (status) {
+    case TaskStatus::pending:
+      return "pending";
+    case TaskStatus::running:
+      return "running";
+    case TaskStatus::succeeded:
+      return "succeeded";
+    case TaskStatus::failed:
+      return "failed";
+    case TaskStatus::cancelled:
+      return "cancelled";
+  }
+  return "?";
+}
+
+const char* to_string(Access access) {
+  switch (access) {
+    case Access::read:
+      return "read";
+    case Access::write:
+      return "write";
+    case Access::read_write:
+      return "read_write";
+    case Access::reduce:
+      return "reduce";
+  }
+  return "?";
+}
+
+Priority priority_of(const ReadyTask& task) {
+  return task.priority;
+}
+
+// TaskSpec ------------------------------------------------------------------------------------
+
+TaskSpec& TaskSpec::on(ExecutorId executor) {
+  executors.push_back(executor);
+  return *this;
+}
+TaskSpec& TaskSpec::with_priority(Priority level) {
+  priority = level;
+  return *this;
+}
+TaskSpec& TaskSpec::after(const TaskHandle& task) {
+  if (task) predecessors.push_back(task);
+  return *this;
+}
+TaskSpec& TaskSpec::after(const std::vector<TaskHandle>& tasks) {
+  for (const auto& task : tasks)
+    after(task);
+  return *this;
+}
+TaskSpec& TaskSpec::access(const DataHandle& data, Access mode) {
+  accesses.push_back({data, mode});
+  return *this;
+}
+TaskSpec& TaskSpec::footprint(std::uint64_t staged_bytes) {
+  bytes = staged_bytes;
+  return *this;
+}
+
+// TaskHandle ----------------------------------------------------------------------------------
+
+TaskHandle::TaskHandle(const TaskHandle& other) : state_(other.state_) {
+  if (state_ != nullptr) state_->retain();
+}
+
+TaskHandle::~TaskHandle() {
+  if (state_ != nullptr) state_->release();
+}
+
+const std::string& TaskHandle::name() const {
+  return state_->name;
+}
+
+TaskStatus TaskHandle::status() const {
+  return state_->status.load(std::memory_order_acquire);
+}
+
+bool TaskHandle::done() const {
+  return state_->is_finished();
+}
+
+void TaskHandle::wait() const {
+  state_->runtime->wait_for(state_);
+  const TaskStatus final_status = status();
+  if (final_status == TaskStatus::succeeded) return;
+  const auto& cause = state_->failure;  // immutable once finished
+  const std::string& self = state_->name;
+  if (final_status == TaskStatus::failed) {
+    if (cause->task_id == state_->id) {
+      throw TaskFailed(cause->task, cause->error,
+                       fmt::format("task '{}' failed: {}", self, describe(cause->error)));
+    }
+    throw TaskFailed(cause->task, cause->error,
+                     fmt::format("task '{}' did not run: task '{}' it depends on failed: {}", self,
+                                 cause->task, describe(cause->error)));
+  }
+  if (cause && cause->error) {
+    throw TaskCancelled(fmt::format("task '{}' was cancelled: task '{}' failed: {}", self,
+                                    cause->task, describe(cause->error)));
+  }
+  if (cause && cause->task_id != state_->id) {
+    throw TaskCancelled(fmt::format(
+        "task '{}' was cancelled: task '{}' it depends on was cancelled", self, cause->task));
+  }
+  throw TaskCancelled(fmt::format("task '{}' was cancelled", self));
+}
+
+void TaskHandle::on_complete(std::function<void(const TaskHandle&)> callback) const {
+  state_->runtime->add_callback(state_, std::move(callback));
+}
+
+void TaskHandle::cancel() const {
+  state_->runtime->cancel(state_);
+}
+
+// TaskContext / DeferredCompletion ------------------------------------------------------------
+
+const std::string& TaskContext::name() const {
+  return state_->name;
+}
+
+Runtime& TaskContext::runtime() const {
+  return state_->runtime->facade();
+}
+
+ExecutorId TaskContext::executor() const {
+  return state_->executor;
+}
+
+DeferredCompletion TaskContext::defer_completion() {
+  if (!state_->deferred) {
+    state_->deferred = true;
+    state_->retain();  // keeps the task alive until RuntimeCore::run() is done with it
+  }
+  state_->retain();
+  return DeferredCompletion(state_);
+}
+
+DeferredCompletion& DeferredCompletion::operator=(DeferredCompletion&& other) noexcept {
+  if (this != &other) {
+    DeferredCompletion dropped(std::move(*this));
+    state_ = other.state_;
+    other.state_ = nullptr;
+  }
+  return *this;
+}
+
+DeferredCompletion::~DeferredCompletion() {
+  if (state_ == nullptr) return;
+  fail(std::make_exception_ptr(Error(
+      fmt::format("task '{}': its deferred completion was dropped without complete() or fail()",
+                  state_->name))));
+}
+
+void DeferredCompletion::complete() {
+  if (state_ == nullptr) return;
+  detail::TaskState* state = std::exchange(state_, nullptr);
+  {
+    const detail::RuntimeCore::ExternalCall call(*state->runtime);
+    state->runtime->complete(state, nullptr);
+  }
+  state->release();
+}
+
+void DeferredCompletion::fail(std::exception_ptr error) {
+  if (state_ == nullptr) return;
+  detail::TaskState* state = std::exchange(state_, nullptr);
+  {
+    const detail::RuntimeCore::ExternalCall call(*state->runtime);
+    state->runtime->complete(state, std::move(error));
+  }
+  state->release();
+}
+
+}  // namespace strata::runtime

@@ -1,0 +1,65 @@
+#pragma once
+// TaskState: the runtime's record of one task, shared by handles, predecessors and data states.
+
+#include <atomic>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "strata/runtime/task.hpp"
+
+namespace strata::runtime::detail {
+
+class RuntimeCore;
+struct DataState;
+
+// Why a task did not succeed: the task whose body threw (or was cancelled) and its error.
+struct FailureRecord {
+  std::string task;
+  std::uint64_t task_id = 0;
+  std::exception_ptr error;  // null for an explicit cancellation
+  bool cancelled = false;
+};
+
+struct TaskState {
+  // Lifetime: handles, the in-flight runtime, predecessor lists and data states each hold one.
+  std::atomic<std::int32_t> references{1};
+  // Unfinished predecessors, plus one held by submit() until all edges are added.
+  std::atomic<std::int32_t> unmet{1};
+  std::atomic<TaskStatus> status{TaskStatus::pending};
+  std::atomic<bool> cancel_requested{false};
+  std::atomic<std::uint32_t> finished{0};  // 0 -> 1 once, waited on with atomic wait
+
+  std::mutex lock;  // guards the fields below until `closed`
+  bool closed = false;
+  std::vector<TaskState*> successors;
+  std::vector<std::function<void(const TaskHandle&)>> callbacks;
+  std::shared_ptr<const FailureRecord> failure;  // own failure or the inherited cause
+
+  TaskFunction body;
+  std::string name;
+  std::uint64_t id = 0;
+  Priority priority = Priority::normal;
+  std::vector<ExecutorId> candidates;
+  ExecutorId executor;
+  std::vector<DataAccess> accesses;  // one per datum, duplicates merged
+  std::uint64_t bytes = 0;
+  bool staged = false;                 // counted against a staging budget
+  bool holds_gates = false;            // holds the reduce gates of its reduce accesses
+  bool hook_staged = false;            // the staging hook staged its data; unstage when finished
+  bool deferred = false;               // body handed completion to a DeferredCompletion
+  std::atomic<bool> completed{false};  // complete() ran (guards against a second call)
+  RuntimeCore* runtime = nullptr;
+
+  void retain() { references.fetch_add(1, std::memory_order_relaxed); }
+  void release() {
+    if (references.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+  }
+  bool is_finished() const { return finished.load(std::memory_order_acquire) != 0; }
+};
+
+}  // namespace strata::runtime::detail

@@ -1,0 +1,55 @@
+#pragma once
+// Tracer: per-thread buffers of task spans and counter samples, written as Chrome trace-event
+// JSON (opens in Perfetto and chrome://tracing).
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace strata::runtime::detail {
+
+class Tracer {
+ public:
+  Tracer();
+  ~Tracer();
+  Tracer(const Tracer&) = delete;
+  Tracer& operator=(const Tracer&) = delete;
+
+  void enable() { enabled_.store(true, std::memory_order_release); }
+  bool enabled() const { return enabled_.load(std::memory_order_relaxed); }
+
+  // A task that ran on worker `worker` of executor `executor` from start_ns to end_ns.
+  void span(const std::string& name, std::uint32_t executor, std::uint32_t worker,
+            std::int64_t start_ns, std::int64_t end_ns, std::uint64_t bytes);
+  // A sample of a named counter.
+  void counter(const char* name, std::int64_t at_ns, std::int64_t value);
+
+  // Writes every recorded event; `executor_names[i]` and `workers[i]` name the threads.
+  void write(const std::string& path, const std::vector<std::string>& executor_names,
+             const std::vector<unsigned>& workers) const;
+
+ private:
+  struct Event {
+    std::string name;
+    std::int64_t start_ns;
+    std::int64_t duration_ns;  // < 0: a counter sample, `bytes` holds its value
+    std::uint64_t bytes;
+    std::uint32_t executor;
+    std::uint32_t worker;
+  };
+  struct Buffer {
+    std::mutex lock;
+    std::vector<Event> events;
+  };
+  Buffer& local_buffer();
+
+  const std::uint64_t generation_;
+  std::atomic<bool> enabled_{false};
+  mutable std::mutex buffers_lock_;
+  std::vector<std::unique_ptr<Buffer>> buffers_;
+};
+
+}  // namespace strata::runtime::detail

@@ -1,0 +1,161 @@
+// Failure and cancellation: a throwing task fails its dependents and the run, the user gets the
+// original error with the task's name, nothing hangs, and the runtime is usable afterwards.
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+#include "strata/runtime/runtime.hpp"
+#include "test_support.hpp"
+
+namespace strata::runtime {
+namespace {
+
+using testing::Gate;
+using testing::small_config;
+
+std::string message_of(const TaskHandle& task) {
+  try {
+    task.wait();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Failure, WaitRethrowsWithTaskNameAndOriginalError) {
+  Runtime rt(small_config());
+  TaskHandle bad =
+      rt.submit(TaskSpec("parse tile 7"), [] { throw std::runtime_error("bad header"); });
+  try {
+    bad.wait();
+    FAIL() << "expected TaskFailed";
+  } catch (const TaskFailed& e) {
+    EXPECT_EQ(e.task(), "parse tile 7");
+    EXPECT_NE(std::string(e.what()).find("parse tile 7"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("bad header"), std::string::npos);
+    EXPECT_THROW(e.rethrow_original(), std::runtime_error);
+  }
+  EXPECT_EQ(bad.status(), TaskStatus::failed);
+  EXPECT_THROW(rt.wait_all(), TaskFailed);
+}
+
+TEST(Failure, DependentsFailNamingTheCause) {
+  Runtime rt(small_config());
+  DataHandle data = rt.create_data("tile");
+  TaskHandle load =
+      rt.submit(TaskSpec("load").writes(data), [] { throw std::runtime_error("EIO"); });
+  bool ran = false;
+  TaskHandle use = rt.submit(TaskSpec("use").reads(data), [&] { ran = true; });
+  TaskHandle after = rt.submit(TaskSpec("after").after(use), [&] { ran = true; });
+  const std::string message = message_of(after);
+  EXPECT_FALSE(ran);
+  EXPECT_EQ(use.status(), TaskStatus::failed);
+  EXPECT_EQ(after.status(), TaskStatus::failed);
+  EXPECT_NE(message.find("'after' did not run"), std::string::npos) << message;
+  EXPECT_NE(message.find("'load'"), std::string::npos) << message;
+  EXPECT_NE(message.find("EIO"), std::string::npos) << message;
+  try {
+    rt.wait_all();
+    FAIL() << "expected TaskFailed";
+  } catch (const TaskFailed& e) {
+    EXPECT_EQ(e.task(), "load");
+  }
+}
+
+TEST(Failure, RuntimeIsUsableAfterACollectedFailure) {
+  Runtime rt(small_config());
+  rt.submit([] { throw std::logic_error("first run"); });
+  EXPECT_THROW(rt.wait_all(), TaskFailed);
+  int ran = 0;
+  rt.submit([&] { ran = 1; });
+  rt.wait_all();
+  EXPECT_EQ(ran, 1);
+}
+
+TEST(Failure, UnstartedTasksOfAFailedRunAreCancelled) {
+  Runtime rt(small_config());
+  Gate gate;
+  TaskHandle blocker = rt.submit(TaskSpec("blocker").on(rt.io()), [&] { gate.pass(); });
+  ASSERT_TRUE(testing::eventually([&] { return blocker.status() == TaskStatus::running; }));
+  bool ran = false;
+  TaskHandle waiting = rt.submit(TaskSpec("waiting").after(blocker), [&] { ran = true; });
+  TaskHandle failing = rt.submit(TaskSpec("failing"), [] { throw std::runtime_error("boom"); });
+  EXPECT_THROW(failing.wait(), TaskFailed);
+  gate.open();
+  EXPECT_THROW(rt.wait_all(), TaskFailed);
+  EXPECT_EQ(blocker.status(), TaskStatus::succeeded);
+  EXPECT_EQ(waiting.status(), TaskStatus::cancelled);
+  EXPECT_FALSE(ran);
+  const std::string message = message_of(waiting);
+  EXPECT_NE(message.find("'failing' failed: boom"), std::string::npos) << message;
+}
+
+TEST(Failure, NonStandardExceptionsAreReported) {
+  Runtime rt(small_config());
+  rt.submit(TaskSpec("odd"), [] { throw 42; });
+  try {
+    rt.wait_all();
+    FAIL() << "expected TaskFailed";
+  } catch (const TaskFailed& e) {
+    EXPECT_NE(std::string(e.what()).find("'odd'"), std::string::npos);
+    EXPECT_THROW(e.rethrow_original(), int);
+  }
+}
+
+TEST(Failure, FailureEarlyInALongChainEndsPromptlyWithoutRunningTheRest) {
+  Runtime rt(small_config());
+  std::atomic<int> ran{0};
+  TaskHandle previous;
+  for (int i = 0; i < 10'000; ++i) {
+    previous = rt.submit(TaskSpec("link " + std::to_string(i)).after(previous), [&ran, i] {
+      if (i == 5) throw std::runtime_error("link broke");
+      ran.fetch_add(1);
+    });
+  }
+  try {
+    rt.wait_all();
+    FAIL() << "expected TaskFailed";
+  } catch (const TaskFailed& e) {
+    EXPECT_EQ(e.task(), "link 5");
+  }
+  EXPECT_EQ(ran.load(), 5);
+  EXPECT_EQ(previous.status(), TaskStatus::failed);
+}
+
+TEST(Cancellation, CancelledTaskAndItsDependentsDoNotRun) {
+  Runtime rt(small_config());
+  Gate gate;
+  TaskHandle blocker = rt.submit([&] { gate.pass(); });
+  bool ran = false;
+  TaskHandle cancelled = rt.submit(TaskSpec("cancelled").after(blocker), [&] { ran = true; });
+  TaskHandle dependent = rt.submit(TaskSpec("dependent").after(cancelled), [&] { ran = true; });
+  cancelled.cancel();
+  gate.open();
+  rt.wait_all();  // a cancellation is not a failure
+  EXPECT_FALSE(ran);
+  EXPECT_EQ(cancelled.status(), TaskStatus::cancelled);
+  EXPECT_EQ(dependent.status(), TaskStatus::cancelled);
+  EXPECT_THROW(cancelled.wait(), TaskCancelled);
+  EXPECT_NE(message_of(dependent).find("'cancelled' it depends on was cancelled"),
+            std::string::npos);
+  EXPECT_EQ(rt.summary().tasks_cancelled, 2u);
+}
+
+TEST(Cancellation, CancelAllSkipsPendingTasksButNotLaterOnes) {
+  Runtime rt(small_config(1));
+  Gate gate;
+  rt.submit([&] { gate.pass(); });
+  std::atomic<int> ran{0};
+  for (int i = 0; i < 100; ++i)
+    rt.submit([&] { ran.fetch_add(1); });
+  rt.cancel_all();
+  gate.open();
+  rt.wait_all();
+  EXPECT_EQ(ran.load(), 0);
+  rt.submit([&] { ran.fetch_add(1); }).wait();
+  EXPECT_EQ(ran.load(), 1);
+}
+
+}  // namespace
+}  // namespace strata::runtime

@@ -1,0 +1,151 @@
+// Randomized stress: DAGs of 100,000 tasks with random data accesses, explicit dependencies,
+// priorities and executors; every value a task reads and every final datum must equal a
+// sequential execution in submission order.
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "strata/runtime/runtime.hpp"
+
+namespace strata::runtime {
+namespace {
+
+constexpr int max_accesses = 3;
+
+struct PlannedAccess {
+  int datum;
+  Access mode;
+};
+
+struct PlannedTask {
+  std::uint64_t id;
+  std::vector<PlannedAccess> accesses;
+  std::vector<int> after;  // indices of earlier tasks
+  Priority priority;
+  bool on_io;
+};
+
+std::uint64_t mix(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t x = a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull + (a << 6) + (a >> 2));
+  x ^= x >> 31;
+  return x * 0xBF58476D1CE4E5B9ull;
+}
+
+// What one task does to the data: reads are recorded, writes derive from the task and its reads,
+// reductions add (commutative, so their order within a group does not matter).
+void apply(const PlannedTask& task, std::vector<std::uint64_t>& data,
+           std::array<std::uint64_t, max_accesses>& observed) {
+  std::uint64_t seen = task.id;
+  for (std::size_t i = 0; i < task.accesses.size(); ++i) {
+    const auto& access = task.accesses[i];
+    if (access.mode == Access::read || access.mode == Access::read_write) {
+      observed[i] = data[access.datum];
+      seen = mix(seen, observed[i]);
+    }
+  }
+  for (const auto& access : task.accesses) {
+    auto& value = data[access.datum];
+    switch (access.mode) {
+      case Access::read:
+        break;
+      case Access::write:
+        value = mix(seen, 1);
+        break;
+      case Access::read_write:
+        value = mix(value, seen);
+        break;
+      case Access::reduce:
+        value += task.id * 0x100000001B3ull;
+        break;
+    }
+  }
+}
+
+std::vector<PlannedTask> plan(std::mt19937_64& random, int tasks, int data_items) {
+  std::vector<PlannedTask> planned(tasks);
+  std::uniform_int_distribution<int> datum(0, data_items - 1);
+  std::discrete_distribution<int> mode({45, 20, 20, 15});  // read, write, read_write, reduce
+  for (int t = 0; t < tasks; ++t) {
+    PlannedTask& task = planned[t];
+    task.id = static_cast<std::uint64_t>(t) + 1;
+    const int count = static_cast<int>(random() % (max_accesses + 1));
+    for (int a = 0; a < count; ++a) {
+      const int d = datum(random);
+      bool duplicate = false;
+      for (const auto& seen : task.accesses)
+        duplicate |= seen.datum == d;
+      if (!duplicate) task.accesses.push_back({d, static_cast<Access>(mode(random))});
+    }
+    if (t > 0 && random() % 4 == 0) task.after.push_back(static_cast<int>(random() % t));
+    task.priority = static_cast<Priority>(random() % priority_levels);
+    task.on_io = random() % 8 == 0;
+  }
+  return planned;
+}
+
+void run_and_compare(std::uint64_t seed, int tasks, int data_items, unsigned cpu_threads) {
+  std::mt19937_64 random(seed);
+  const std::vector<PlannedTask> planned = plan(random, tasks, data_items);
+
+  std::vector<std::uint64_t> expected_data(data_items);
+  for (int d = 0; d < data_items; ++d)
+    expected_data[d] = mix(seed, d);
+  std::vector<std::uint64_t> actual_data = expected_data;
+  std::vector<std::array<std::uint64_t, max_accesses>> expected_seen(tasks), actual_seen(tasks);
+  for (int t = 0; t < tasks; ++t)
+    apply(planned[t], expected_data, expected_seen[t]);
+
+  Config config;
+  config.cpu_threads = cpu_threads;
+  config.io_threads = 2;
+  config.max_tasks_in_flight = 4096;  // exercise back-pressure as well
+  {
+    Runtime rt(config);
+    std::vector<DataHandle> handles;
+    for (int d = 0; d < data_items; ++d)
+      handles.push_back(rt.create_data("d" + std::to_string(d)));
+    std::vector<TaskHandle> submitted;
+    submitted.reserve(tasks);
+    for (int t = 0; t < tasks; ++t) {
+      const PlannedTask& task = planned[t];
+      TaskSpec spec("random");
+      spec.with_priority(task.priority);
+      if (task.on_io) spec.on(rt.io());
+      for (const auto& access : task.accesses)
+        spec.access(handles[access.datum], access.mode);
+      for (int before : task.after)
+        spec.after(submitted[before]);
+      submitted.push_back(
+          rt.submit(std::move(spec), [&, t] { apply(planned[t], actual_data, actual_seen[t]); }));
+    }
+    rt.wait_all();
+    EXPECT_EQ(rt.summary().tasks_succeeded, static_cast<std::uint64_t>(tasks));
+  }
+  for (int t = 0; t < tasks; ++t) {
+    ASSERT_EQ(actual_seen[t], expected_seen[t])
+        << "task " << t << " read other values (seed " << seed << ")";
+  }
+  for (int d = 0; d < data_items; ++d) {
+    ASSERT_EQ(actual_data[d], expected_data[d]) << "datum " << d << " (seed " << seed << ")";
+  }
+}
+
+TEST(RandomDagStress, HundredThousandTasksOverFewDataEqualSequentialExecution) {
+  run_and_compare(1, 100'000, 64, 2);
+}
+
+TEST(RandomDagStress, HundredThousandTasksOverManyDataEqualSequentialExecution) {
+  run_and_compare(2, 100'000, 4096, 2);
+}
+
+TEST(RandomDagStress, ManySeedsSmallGraphsMoreWorkers) {
+  for (std::uint64_t seed = 10; seed < 30; ++seed)
+    run_and_compare(seed, 3'000, 16, 4);
+}
+
+}  // namespace
+}  // namespace strata::runtime

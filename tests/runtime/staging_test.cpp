@@ -1,0 +1,122 @@
+// Staging: the hook stages a task's data before it runs and unstages after; the per-executor
+// budget bounds how much is staged ahead; a staging error fails the task.
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "strata/runtime/runtime.hpp"
+#include "test_support.hpp"
+
+namespace strata::runtime {
+namespace {
+
+// Records what is staged; stages asynchronously on its own thread like a copy engine would.
+class RecordingHook final : public StagingHook {
+ public:
+  void stage(const StagingRequest& request, std::function<void(std::exception_ptr)> done) override {
+    {
+      std::lock_guard guard(lock_);
+      if (request.task_name == "unstageable") {
+        done(std::make_exception_ptr(Error("no room in host memory for 'tile'")));
+        return;
+      }
+      staged_bytes_ += request.bytes;
+      peak_bytes_ = std::max(peak_bytes_, staged_bytes_);
+      staged_ids_.insert(request.task_id);
+    }
+    std::thread([done = std::move(done)] { done(nullptr); }).detach();
+  }
+  void unstage(const StagingRequest& request) override {
+    std::lock_guard guard(lock_);
+    staged_bytes_ -= request.bytes;
+    EXPECT_EQ(staged_ids_.erase(request.task_id), 1u) << "unstaged what was never staged";
+  }
+  std::uint64_t peak_bytes() {
+    std::lock_guard guard(lock_);
+    return peak_bytes_;
+  }
+  std::uint64_t staged_bytes() {
+    std::lock_guard guard(lock_);
+    return staged_bytes_;
+  }
+
+ private:
+  std::mutex lock_;
+  std::uint64_t staged_bytes_ = 0;
+  std::uint64_t peak_bytes_ = 0;
+  std::set<std::uint64_t> staged_ids_;
+};
+
+TEST(Staging, BudgetBoundsBytesStagedAheadPerExecutor) {
+  Config config = testing::small_config(2);
+  config.staging_max_bytes = 300;
+  RecordingHook hook;
+  Runtime rt(config);
+  rt.set_staging_hook(&hook);
+  std::vector<DataHandle> data;
+  for (int i = 0; i < 40; ++i)
+    data.push_back(rt.create_data("block", 100));
+  std::atomic<int> ran{0};
+  for (int i = 0; i < 40; ++i) {
+    rt.submit(TaskSpec("use").reads(data[i]), [&] {
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+      ran.fetch_add(1);
+    });
+  }
+  rt.wait_all();
+  rt.set_staging_hook(nullptr);
+  EXPECT_EQ(ran.load(), 40);
+  EXPECT_LE(hook.peak_bytes(), 300u);
+  EXPECT_GE(hook.peak_bytes(), 100u);
+  EXPECT_EQ(hook.staged_bytes(), 0u) << "everything staged was unstaged";
+}
+
+TEST(Staging, TaskLargerThanTheBudgetIsAdmittedAlone) {
+  Config config = testing::small_config(2);
+  config.staging_max_bytes = 100;
+  Runtime rt(config);
+  DataHandle huge = rt.create_data("huge", 1000);
+  bool ran = false;
+  rt.submit(TaskSpec("big").reads(huge), [&] { ran = true; }).wait();
+  EXPECT_TRUE(ran);
+}
+
+TEST(Staging, TaskLimitBoundsTasksStagedAhead) {
+  Config config = testing::small_config(2);
+  config.staging_max_tasks = 1;
+  Runtime rt(config);
+  std::atomic<int> inside{0};
+  std::atomic<bool> overlapped{false};
+  for (int i = 0; i < 50; ++i) {
+    rt.submit(TaskSpec("one at a time").footprint(1), [&] {
+      if (inside.fetch_add(1) != 0) overlapped = true;
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+      inside.fetch_sub(1);
+    });
+  }
+  rt.wait_all();
+  EXPECT_FALSE(overlapped.load());
+}
+
+TEST(Staging, StagingErrorFailsTheTaskWithTheHooksMessage) {
+  RecordingHook hook;
+  Runtime rt(testing::small_config(2));
+  rt.set_staging_hook(&hook);
+  DataHandle tile = rt.create_data("tile", 64);
+  TaskHandle task = rt.submit(TaskSpec("unstageable").reads(tile), [] {});
+  try {
+    task.wait();
+    FAIL() << "expected TaskFailed";
+  } catch (const TaskFailed& e) {
+    EXPECT_NE(std::string(e.what()).find("no room in host memory"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(rt.wait_all(), TaskFailed);
+  rt.set_staging_hook(nullptr);
+}
+
+}  // namespace
+}  // namespace strata::runtime

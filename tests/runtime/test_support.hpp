@@ -1,0 +1,51 @@
+#pragma once
+// Helpers shared by the runtime tests: small configurations and a gate tasks can block on.
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include "strata/base/config.hpp"
+
+namespace strata::runtime::testing {
+
+inline Config small_config(unsigned cpu_threads = 2, unsigned io_threads = 1) {
+  Config config;
+  config.cpu_threads = cpu_threads;
+  config.io_threads = io_threads;
+  return config;
+}
+
+// A gate that blocks tasks until the test opens it.
+class Gate {
+ public:
+  void open() {
+    std::lock_guard guard(lock_);
+    open_ = true;
+    changed_.notify_all();
+  }
+  void pass() {
+    std::unique_lock guard(lock_);
+    changed_.wait(guard, [this] { return open_; });
+  }
+
+ private:
+  std::mutex lock_;
+  std::condition_variable changed_;
+  bool open_ = false;
+};
+
+// Spins (with sleeps) until `condition` holds or 10 s passed; returns whether it held.
+template <class Condition>
+bool eventually(Condition condition) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!condition()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
+}
+
+}  // namespace strata::runtime::testing
