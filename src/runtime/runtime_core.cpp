@@ -70,7 +70,8 @@ RuntimeCore::RuntimeCore(Config config, Runtime& facade)
 
 RuntimeCore::~RuntimeCore() {
   wait_until_idle();
-  while (external_calls_.load(std::memory_order_acquire) != 0) std::this_thread::yield();
+  while (external_calls_.load(std::memory_order_acquire) != 0)
+    std::this_thread::yield();
   {
     std::lock_guard guard(failure_lock_);
     if (first_failure_) {
@@ -483,6 +484,8 @@ void RuntimeCore::finish_one(TaskState* task, TaskStatus status,
         callback(handle);
       } catch (const std::exception& e) {
         log().error("completion callback of task '{}' threw: {}", task->name, e.what());
+      } catch (...) {
+        log().error("completion callback of task '{}' threw a non-standard exception", task->name);
       }
     }
   }

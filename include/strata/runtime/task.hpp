@@ -71,32 +71,7 @@ class TaskCancelled : public Error {
   using Error::Error;
 };
 
-class TaskHandle;
-
-// What to submit: a name, the executor(s) that may run it, a priority, dependencies on other
-// tasks, and declared data accesses. Build it with the chainable setters.
-struct TaskSpec {
-  std::string name = "task";
-  std::vector<ExecutorId> executors;  // empty: the CPU pool; several: the placement policy picks
-  Priority priority = Priority::normal;
-  std::vector<TaskHandle> predecessors;
-  std::vector<DataAccess> accesses;
-  std::uint64_t bytes = 0;  // data footprint counted against the staging budget
-
-  TaskSpec() = default;
-  explicit TaskSpec(std::string task_name) : name(std::move(task_name)) {}
-
-  TaskSpec& on(ExecutorId executor);
-  TaskSpec& with_priority(Priority level);
-  TaskSpec& after(const TaskHandle& task);
-  TaskSpec& after(const std::vector<TaskHandle>& tasks);
-  TaskSpec& access(const DataHandle& data, Access mode);
-  TaskSpec& reads(const DataHandle& data) { return access(data, Access::read); }
-  TaskSpec& writes(const DataHandle& data) { return access(data, Access::write); }
-  TaskSpec& updates(const DataHandle& data) { return access(data, Access::read_write); }
-  TaskSpec& reduces(const DataHandle& data) { return access(data, Access::reduce); }
-  TaskSpec& footprint(std::uint64_t staged_bytes);
-};
+struct TaskSpec;
 
 // A reference to a submitted task: wait for it, ask its status, attach callbacks, cancel it.
 // Waiting from inside a task runs other ready work instead of blocking the worker.
@@ -128,6 +103,31 @@ class TaskHandle {
   friend struct TaskSpec;
   explicit TaskHandle(detail::TaskState* adopted) : state_(adopted) {}
   detail::TaskState* state_ = nullptr;
+};
+
+// What to submit: a name, the executor(s) that may run it, a priority, dependencies on other
+// tasks, and declared data accesses. Build it with the chainable setters.
+struct TaskSpec {
+  std::string name = "task";
+  std::vector<ExecutorId> executors;  // empty: the CPU pool; several: the placement policy picks
+  Priority priority = Priority::normal;
+  std::vector<TaskHandle> predecessors;
+  std::vector<DataAccess> accesses;
+  std::uint64_t bytes = 0;  // data footprint counted against the staging budget
+
+  TaskSpec() = default;
+  explicit TaskSpec(std::string task_name) : name(std::move(task_name)) {}
+
+  TaskSpec& on(ExecutorId executor);
+  TaskSpec& with_priority(Priority level);
+  TaskSpec& after(const TaskHandle& task);
+  TaskSpec& after(const std::vector<TaskHandle>& tasks);
+  TaskSpec& access(const DataHandle& data, Access mode);
+  TaskSpec& reads(const DataHandle& data) { return access(data, Access::read); }
+  TaskSpec& writes(const DataHandle& data) { return access(data, Access::write); }
+  TaskSpec& updates(const DataHandle& data) { return access(data, Access::read_write); }
+  TaskSpec& reduces(const DataHandle& data) { return access(data, Access::reduce); }
+  TaskSpec& footprint(std::uint64_t staged_bytes);
 };
 
 // Finishes a task whose body handed completion to someone else (an asynchronous device copy,

@@ -1,0 +1,115 @@
+#include "info_command.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "build_components.hpp"
+#include "machine_resources.hpp"
+#include "strata/base/units.hpp"
+
+namespace strata::cli {
+namespace {
+
+// Processes the MPI launcher says this job has, if this process was started by one.
+std::optional<std::string> launcher_world_size() {
+  for (const char* variable : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"}) {
+    // NOLINTNEXTLINE(concurrency-mt-unsafe): read before any thread starts
+    if (const char* value = std::getenv(variable)) return fmt::format("{}={}", variable, value);
+  }
+  return std::nullopt;
+}
+
+std::string cluster_status() {
+  const auto launcher = launcher_world_size();
+  if (launcher) {
+    return fmt::format(
+        "started by an MPI launcher ({}), but the MPI layer is not yet built: this "
+        "process runs alone",
+        *launcher);
+  }
+  return "single process; MPI layer not yet built";
+}
+
+void print_text(const EffectiveConfig& effective, const MachineResources& machine) {
+  fmt::print("strata {}\n\nmachine\n", STRATA_VERSION);
+  fmt::print("  host        : {}\n", machine.host_name);
+  fmt::print("  cpu model   : {}\n", machine.cpu_model.empty() ? "unknown" : machine.cpu_model);
+  fmt::print("  cores       : {} physical, {} logical ({} package{})\n", machine.physical_cores,
+             machine.logical_cpus, machine.packages, machine.packages == 1 ? "" : "s");
+  fmt::print("  numa nodes  : {}\n", machine.numa_nodes);
+  fmt::print("  memory      : {} total, {} available\n", format_bytes(machine.memory_total_bytes),
+             machine.memory_available_bytes > 0 ? format_bytes(machine.memory_available_bytes)
+                                                : "unknown");
+
+  fmt::print("\nbackends\n");
+  for (const BuildComponent& component : build_components()) {
+    fmt::print("  {:<11} : {}\n", component.name, component.status);
+  }
+  fmt::print("\ncluster\n  processes   : 1 ({})\n", cluster_status());
+
+  fmt::print("\nconfiguration (defaults < STRATA_* environment < flags)\n");
+  const auto table = settings();
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    const std::string value = effective.config.get(table[i].name);
+    fmt::print("  {:<20} = {:<12} ({})\n", table[i].name, value.empty() ? "(none)" : value,
+               effective.sources[i]);
+  }
+  fmt::print("  {:<20} = {}\n", "(cpu worker threads)", effective.config.effective_cpu_threads());
+}
+
+nlohmann::ordered_json to_json(const EffectiveConfig& effective, const MachineResources& machine) {
+  nlohmann::ordered_json report;
+  report["version"] = STRATA_VERSION;
+  report["machine"] = {
+      {"host", machine.host_name},
+      {"cpu_model", machine.cpu_model},
+      {"packages", machine.packages},
+      {"physical_cores", machine.physical_cores},
+      {"logical_cpus", machine.logical_cpus},
+      {"numa_nodes", machine.numa_nodes},
+      {"memory_total_bytes", machine.memory_total_bytes},
+      {"memory_available_bytes", machine.memory_available_bytes},
+  };
+  report["backends"] = nlohmann::ordered_json::array();
+  for (const BuildComponent& component : build_components()) {
+    report["backends"].push_back({{"name", component.name},
+                                  {"found_at_configure", component.found},
+                                  {"usable", component.usable},
+                                  {"status", component.status}});
+  }
+  report["cluster"] = {{"processes", 1}, {"status", cluster_status()}};
+  const auto table = settings();
+  nlohmann::ordered_json configuration = nlohmann::ordered_json::object();
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    configuration[std::string(table[i].name)] = {{"value", effective.config.get(table[i].name)},
+                                                 {"type", table[i].type},
+                                                 {"source", effective.sources[i]}};
+  }
+  report["configuration"] = configuration;
+  report["effective_cpu_threads"] = effective.config.effective_cpu_threads();
+  return report;
+}
+
+}  // namespace
+
+CLI::App& add_info_command(CLI::App& app, InfoOptions& options) {
+  CLI::App& info = *app.add_subcommand(
+      "info", "Print the detected resources, the backends of this build and the configuration");
+  info.add_flag("--json", options.json, "Print machine-readable JSON");
+  return info;
+}
+
+int run_info_command(const EffectiveConfig& effective, const InfoOptions& options) {
+  const MachineResources machine = detect_machine_resources();
+  if (options.json) {
+    fmt::print("{}\n", to_json(effective, machine).dump(2));
+  } else {
+    print_text(effective, machine);
+  }
+  return 0;
+}
+
+}  // namespace strata::cli

@@ -1,0 +1,25 @@
+#pragma once
+// MachineResources: what this machine offers the runtime (CPU model, cores, NUMA nodes, memory),
+// detected with hwloc and /proc/meminfo.
+
+#include <cstdint>
+#include <string>
+
+namespace strata::cli {
+
+// The resources of the machine this process runs on, as far as it may use them.
+struct MachineResources {
+  std::string host_name;
+  std::string cpu_model;  // empty when hwloc does not know it
+  unsigned packages = 0;
+  unsigned physical_cores = 0;
+  unsigned logical_cpus = 0;  // hardware threads this process may run on
+  unsigned numa_nodes = 0;
+  std::uint64_t memory_total_bytes = 0;
+  std::uint64_t memory_available_bytes = 0;  // 0 when unknown
+};
+
+// Detects the resources; throws strata::Error when hwloc cannot read the topology.
+MachineResources detect_machine_resources();
+
+}  // namespace strata::cli

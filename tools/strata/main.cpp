@@ -1,0 +1,63 @@
+// The `strata` command-line tool: `info`, `config` and `demo`, each taking one flag per setting.
+
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <exception>
+
+#include "config_command.hpp"
+#include "demo_command.hpp"
+#include "info_command.hpp"
+#include "setting_flags.hpp"
+#include "strata/base/error.hpp"
+#include "strata/base/log.hpp"
+
+namespace {
+
+// Exit statuses besides CLI11's own for malformed command lines.
+constexpr int exit_failure = 1;
+constexpr int exit_bad_configuration = 2;
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace strata::cli;
+
+  CLI::App app("strata: a runtime for data-intensive, GPU-accelerated science", "strata");
+  app.set_version_flag("--version", STRATA_VERSION);
+  app.require_subcommand(1);
+  app.footer(
+      "Settings come from defaults, then STRATA_* environment variables, then flags; "
+      "'strata config' lists them.");
+
+  SettingFlags setting_flags;
+  setting_flags.add_to(app);
+  InfoOptions info_options;
+  ConfigOptions config_options;
+  DemoOptions demo_options;
+  CLI::App& info = add_info_command(app, info_options);
+  CLI::App& config = add_config_command(app, config_options);
+  CLI::App& demo = add_demo_command(app, demo_options);
+  for (CLI::App* command : {&info, &config, &demo})
+    setting_flags.add_to(*command);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    return app.exit(error);
+  }
+
+  try {
+    const EffectiveConfig effective = setting_flags.resolve();
+    strata::set_log_level(effective.config.log_level);
+    if (info.parsed()) return run_info_command(effective, info_options);
+    if (config.parsed()) return run_config_command(effective, config_options);
+    return run_demo_command(effective, demo_options);
+  } catch (const strata::ConfigError& error) {
+    fmt::print(stderr, "strata: error: {}\n", error.what());
+    return exit_bad_configuration;
+  } catch (const std::exception& error) {
+    fmt::print(stderr, "strata: error: {}\n", error.what());
+    return exit_failure;
+  }
+}

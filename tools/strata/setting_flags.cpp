@@ -1,0 +1,58 @@
+#include "setting_flags.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+
+namespace strata::cli {
+namespace {
+
+// The placeholder shown in --help for a setting's value, e.g. "BYTES" for type "bytes".
+std::string value_placeholder(std::string_view type) {
+  if (type == "count") return "N";
+  if (type == "path") return "FILE";
+  std::string upper(type);
+  std::transform(upper.begin(), upper.end(), upper.begin(),
+                 [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
+  return upper;
+}
+
+}  // namespace
+
+void SettingFlags::add_to(CLI::App& app) {
+  const auto table = settings();
+  for (std::size_t index = 0; index < table.size(); ++index) {
+    const SettingInfo& info = table[index];
+    const std::string help = fmt::format("{} (default: {}; env: {})", info.help,
+                                         info.read(Config{}).empty() ? "none" : info.read(Config{}),
+                                         info.environment_variable());
+    app.add_option_function<std::string>(
+           info.flag(),
+           [this, index](const std::string& value) {
+             given_.push_back({index, value});
+           },
+           help)
+        ->type_name(value_placeholder(info.type))
+        ->group("Settings");
+  }
+}
+
+EffectiveConfig SettingFlags::resolve() const {
+  const auto table = settings();
+  EffectiveConfig effective{Config::from_environment(), {}};
+  for (const SettingInfo& info : table) {
+    // NOLINTNEXTLINE(concurrency-mt-unsafe): read before any thread starts
+    const bool from_environment = std::getenv(info.environment_variable().c_str()) != nullptr;
+    effective.sources.push_back(from_environment ? info.environment_variable() : "default");
+  }
+  for (const GivenFlag& flag : given_) {
+    const SettingInfo& info = table[flag.setting];
+    effective.config.set(info.name, flag.value, info.flag());
+    effective.sources[flag.setting] = info.flag();
+  }
+  return effective;
+}
+
+}  // namespace strata::cli

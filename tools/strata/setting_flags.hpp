@@ -1,0 +1,40 @@
+#pragma once
+// The configuration as the CLI sees it: one --flag per entry of strata::settings(), resolved into
+// the effective configuration (defaults < STRATA_* environment < flags) with each value's source.
+
+#include <CLI/CLI.hpp>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "strata/base/config.hpp"
+
+namespace strata::cli {
+
+// A configuration and, per entry of strata::settings(), where its value came from:
+// "default", the environment variable ("STRATA_CPU_THREADS") or the flag ("--cpu-threads").
+struct EffectiveConfig {
+  Config config;
+  std::vector<std::string> sources;
+};
+
+// Collects the setting flags given on the command line.
+class SettingFlags {
+ public:
+  // Adds one option per setting to `app`, in the "Settings" group of its help. Call it for the
+  // main app and for every subcommand, so the flags work before and after the subcommand.
+  void add_to(CLI::App& app);
+
+  // Defaults, overridden by the environment, overridden by the flags in the order they were
+  // parsed. Throws ConfigError naming the setting and its source when a value is malformed.
+  EffectiveConfig resolve() const;
+
+ private:
+  struct GivenFlag {
+    std::size_t setting;  // index into strata::settings()
+    std::string value;
+  };
+  std::vector<GivenFlag> given_;
+};
+
+}  // namespace strata::cli
