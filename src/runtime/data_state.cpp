@@ -7,6 +7,11 @@
 namespace strata::runtime::detail {
 namespace {
 
+bool finished_well(const TaskState* task) {
+  return task->is_finished() &&
+         task->status.load(std::memory_order_acquire) == TaskStatus::succeeded;
+}
+
 void release_all(std::vector<TaskState*>& tasks) {
   for (TaskState* task : tasks)
     task->release();
@@ -16,7 +21,8 @@ void release_all(std::vector<TaskState*>& tasks) {
 void retain_into(const std::vector<TaskState*>& tasks, TaskState* self,
                  std::vector<TaskState*>& out) {
   for (TaskState* task : tasks) {
-    if (task == self || task->is_finished()) continue;
+    // A finished task orders nothing any more, unless it failed: then `self` must fail too.
+    if (task == self || finished_well(task)) continue;
     task->retain();
     out.push_back(task);
   }
@@ -39,7 +45,7 @@ void close_reduce_group(DataState& data) {
 void prune_finished_readers(DataState& data) {
   if (data.readers.size() < data.prune_readers_at) return;
   auto finished = std::stable_partition(data.readers.begin(), data.readers.end(),
-                                        [](TaskState* task) { return !task->is_finished(); });
+                                        [](TaskState* task) { return !finished_well(task); });
   for (auto it = finished; it != data.readers.end(); ++it)
     (*it)->release();
   data.readers.erase(finished, data.readers.end());

@@ -63,6 +63,21 @@ TEST(Failure, DependentsFailNamingTheCause) {
   }
 }
 
+TEST(Failure, ReaderSubmittedAfterTheWriterFailedStillFails) {
+  Runtime rt(small_config());
+  DataHandle data = rt.create_data("tile");
+  TaskHandle load =
+      rt.submit(TaskSpec("load").writes(data), [] { throw std::runtime_error("EIO"); });
+  EXPECT_THROW(load.wait(), TaskFailed);  // the writer has finished, failed, before the reader
+  bool ran = false;
+  TaskHandle use = rt.submit(TaskSpec("use").reads(data), [&] { ran = true; });
+  const std::string message = message_of(use);
+  EXPECT_FALSE(ran);
+  EXPECT_EQ(use.status(), TaskStatus::failed);
+  EXPECT_NE(message.find("'load'"), std::string::npos) << message;
+  EXPECT_THROW(rt.wait_all(), TaskFailed);
+}
+
 TEST(Failure, RuntimeIsUsableAfterACollectedFailure) {
   Runtime rt(small_config());
   rt.submit([] { throw std::logic_error("first run"); });
