@@ -38,7 +38,24 @@ void assign_count(Config& config, std::string_view name, std::string_view value,
 constexpr std::array<std::string_view, 6> log_levels{"trace", "debug", "info",
                                                      "warn",  "error", "off"};
 
-const std::array<SettingInfo, 7> table{{
+constexpr std::array<std::string_view, 3> backend_names{"cpu", "opencl", "cuda"};
+constexpr std::array<std::string_view, 4> opencl_types{"all", "cpu", "gpu", "accelerator"};
+
+void assign_backends(Config& c, std::string_view v, std::string_view s) {
+  std::string_view rest = v;
+  if (rest.empty()) malformed("backends", v, s, "a comma-separated list of cpu, opencl, cuda");
+  while (!rest.empty()) {
+    const auto comma = rest.find(',');
+    const std::string_view name = rest.substr(0, comma);
+    if (std::find(backend_names.begin(), backend_names.end(), name) == backend_names.end()) {
+      malformed("backends", v, s, "a comma-separated list of cpu, opencl, cuda");
+    }
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+  }
+  c.backends = std::string(v);
+}
+
+const std::array<SettingInfo, 12> table{{
     {"cpu_threads", "count", "Worker threads of the CPU compute pool; 0 means one per core.",
      [](Config& c, std::string_view v, std::string_view s) {
        assign_count<&Config::cpu_threads>(c, "cpu_threads", v, s, 0);
@@ -83,6 +100,38 @@ const std::array<SettingInfo, 7> table{{
        c.log_level = std::string(v);
      },
      [](const Config& c) { return c.log_level; }},
+    {"backends", "list",
+     "Device backends to use, in order of preference: a comma-separated list of cpu, opencl, "
+     "cuda. A listed backend this build or machine lacks is reported by 'strata info', not an "
+     "error.",
+     assign_backends, [](const Config& c) { return c.backends; }},
+    {"opencl_platform", "text",
+     "OpenCL platform to use: a substring of its name (e.g. Portable, NVIDIA); empty: every "
+     "platform.",
+     [](Config& c, std::string_view v, std::string_view) { c.opencl_platform = std::string(v); },
+     [](const Config& c) { return c.opencl_platform; }},
+    {"opencl_device_type", "choice", "OpenCL device type to use: all, cpu, gpu, accelerator.",
+     [](Config& c, std::string_view v, std::string_view s) {
+       if (std::find(opencl_types.begin(), opencl_types.end(), v) == opencl_types.end()) {
+         malformed("opencl_device_type", v, s, "one of all, cpu, gpu, accelerator");
+       }
+       c.opencl_device_type = std::string(v);
+     },
+     [](const Config& c) { return c.opencl_device_type; }},
+    {"opencl_device", "text",
+     "OpenCL device to use within the chosen platforms: an index or a substring of its name; "
+     "empty: every device.",
+     [](Config& c, std::string_view v, std::string_view) { c.opencl_device = std::string(v); },
+     [](const Config& c) { return c.opencl_device; }},
+    {"kernel_cache_dir", "path",
+     "Directory of compiled kernels, so a second run does not recompile: 'default' is "
+     "$XDG_CACHE_HOME/strata/kernels (or ~/.cache/strata/kernels), 'off' keeps them in memory "
+     "only.",
+     [](Config& c, std::string_view v, std::string_view s) {
+       if (v.empty()) malformed("kernel_cache_dir", v, s, "a directory, 'default' or 'off'");
+       c.kernel_cache_dir = std::string(v);
+     },
+     [](const Config& c) { return c.kernel_cache_dir; }},
 }};
 
 const SettingInfo& find_setting(std::string_view name, std::string_view source) {

@@ -19,6 +19,11 @@ struct Config {
   std::uint64_t staging_max_tasks = 64;          // tasks staged ahead per executor
   std::string trace;                             // Chrome trace-event JSON written at shutdown
   std::string log_level = "warn";                // trace, debug, info, warn, error, off
+  std::string backends = "cpu,opencl,cuda";      // device backends to use, in preference order
+  std::string opencl_platform;                   // substring of the platform name; empty: any
+  std::string opencl_device_type = "all";        // all, cpu, gpu, accelerator
+  std::string opencl_device;  // device index or name substring within the platform; empty: all
+  std::string kernel_cache_dir = "default";  // compiled kernels on disk; "off": memory only
 
   // Sets a setting from text; throws ConfigError naming the setting when unknown or malformed.
   // `source` says where the value came from ("STRATA_CPU_THREADS", "--cpu-threads", ...).

@@ -1,0 +1,181 @@
+#pragma once
+// The backend interface: a device with its memory, one compute queue and two copy queues, and
+// kernel compilation. CPU, OpenCL and CUDA implement it; the runtime's device executors drive
+// the queues so that uploads, kernels and downloads overlap.
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "strata/device/event.hpp"
+#include "strata/device/kernel.hpp"
+
+namespace strata::device {
+
+enum class BackendKind : std::uint8_t { cpu, opencl, cuda };
+const char* to_string(BackendKind backend);
+
+// What discovery tells about a device.
+struct DeviceInfo {
+  BackendKind backend = BackendKind::cpu;
+  std::string name;      // e.g. "NVIDIA H100 80GB HBM3", "cpu-Intel(R) Xeon(R)"
+  std::string platform;  // OpenCL platform or driver name
+  std::string id;        // unique within the process, e.g. "opencl:0:0", "cuda:1", "cpu"
+  std::uint64_t memory_bytes = 0;
+  unsigned compute_units = 0;
+  std::uint64_t max_allocation_bytes = 0;
+  unsigned max_block_threads = 0;  // largest work-group / thread block
+  bool host_memory = false;        // its memory is host memory (CPU backend, PoCL)
+};
+
+// The queues every device has; operations on one queue run in order, different queues overlap.
+enum class QueueKind : std::uint8_t { compute = 0, host_to_device = 1, device_to_host = 2 };
+inline constexpr int queue_kinds = 3;
+const char* to_string(QueueKind queue);
+
+class Device;
+
+// Device memory owned by this object; freed when it is destroyed.
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  DeviceBuffer(Device* device, void* handle, std::uint64_t bytes)
+      : device_(device), handle_(handle), bytes_(bytes) {}
+  DeviceBuffer(DeviceBuffer&& other) noexcept { swap(other); }
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
+    DeviceBuffer(std::move(other)).swap(*this);
+    return *this;
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  ~DeviceBuffer();
+
+  Device* device() const { return device_; }
+  // The backend's handle: cl_mem (OpenCL), a device pointer (CUDA), a host pointer (CPU).
+  void* handle() const { return handle_; }
+  std::uint64_t bytes() const { return bytes_; }
+  explicit operator bool() const { return handle_ != nullptr; }
+
+ private:
+  void swap(DeviceBuffer& other) noexcept {
+    std::swap(device_, other.device_);
+    std::swap(handle_, other.handle_);
+    std::swap(bytes_, other.bytes_);
+  }
+  Device* device_ = nullptr;
+  void* handle_ = nullptr;
+  std::uint64_t bytes_ = 0;
+};
+
+// Host memory for transfers, pinned (page-locked) where the backend offers it.
+class HostBuffer {
+ public:
+  HostBuffer() = default;
+  HostBuffer(void* data, std::uint64_t bytes, std::function<void(void*)> free)
+      : data_(data), bytes_(bytes), free_(std::move(free)) {}
+  HostBuffer(HostBuffer&& other) noexcept { swap(other); }
+  HostBuffer& operator=(HostBuffer&& other) noexcept {
+    HostBuffer(std::move(other)).swap(*this);
+    return *this;
+  }
+  HostBuffer(const HostBuffer&) = delete;
+  HostBuffer& operator=(const HostBuffer&) = delete;
+  ~HostBuffer() {
+    if (data_ != nullptr && free_) free_(data_);
+  }
+  void* data() const { return data_; }
+  std::uint64_t bytes() const { return bytes_; }
+
+ private:
+  void swap(HostBuffer& other) noexcept {
+    std::swap(data_, other.data_);
+    std::swap(bytes_, other.bytes_);
+    std::swap(free_, other.free_);
+  }
+  void* data_ = nullptr;
+  std::uint64_t bytes_ = 0;
+  std::function<void(void*)> free_;
+};
+
+// Where one array argument's region lies in the global array a virtual-blocks kernel indexes:
+// the global index of its first element and its local extents (row-major, last dim fastest).
+struct ArrayPlacement {
+  Dim3 offset{0, 0, 0};
+  Dim3 extent;
+};
+
+// What a compilation bakes into the program besides the source.
+struct CompileOptions {
+  std::vector<std::pair<std::string, std::string>> defines;  // extra #define NAME VALUE
+  // Virtual-blocks kernels (the lightning paper's wrapper constants):
+  Dim3 block_offset{0, 0, 0};              // added to the physical block index
+  std::vector<ArrayPlacement> placements;  // per array parameter, in signature order
+  std::string flags;                       // extra compiler flags
+};
+
+// A kernel compiled for one device.
+class CompiledKernel {
+ public:
+  explicit CompiledKernel(const KernelDefinition& definition) : definition_(definition) {}
+  virtual ~CompiledKernel() = default;
+  const KernelDefinition& definition() const { return definition_; }
+  // Whether this program came from the program cache (memory or disk) instead of a compiler.
+  bool from_cache() const { return from_cache_; }
+  void set_from_cache(bool cached) { from_cache_ = cached; }
+
+ private:
+  KernelDefinition definition_;
+  bool from_cache_ = false;
+};
+
+// An in-order stream of operations on a device. Each returns the event of its completion; an
+// operation starts only after the events in `after` (from any queue of any device) completed.
+class Queue {
+ public:
+  virtual ~Queue() = default;
+  virtual QueueKind kind() const = 0;
+  virtual Event copy_to_device(const DeviceBuffer& destination, std::uint64_t offset,
+                               const void* source, std::uint64_t bytes,
+                               std::span<const Event> after = {}) = 0;
+  virtual Event copy_to_host(void* destination, const DeviceBuffer& source, std::uint64_t offset,
+                             std::uint64_t bytes, std::span<const Event> after = {}) = 0;
+  virtual Event copy_on_device(const DeviceBuffer& destination, std::uint64_t destination_offset,
+                               const DeviceBuffer& source, std::uint64_t source_offset,
+                               std::uint64_t bytes, std::span<const Event> after = {}) = 0;
+  // Checks the arguments against the signature, then enqueues the kernel.
+  virtual Event launch(const CompiledKernel& kernel, const LaunchGeometry& geometry,
+                       const KernelArgs& args, std::span<const Event> after = {}) = 0;
+  // An event that completes when everything enqueued so far has.
+  virtual Event marker() = 0;
+  // Waits for everything enqueued so far.
+  void finish() { marker().wait(); }
+};
+
+// One device of one backend.
+class Device {
+ public:
+  virtual ~Device() = default;
+  virtual const DeviceInfo& info() const = 0;
+  virtual DeviceBuffer allocate(std::uint64_t bytes) = 0;
+  virtual HostBuffer allocate_host(std::uint64_t bytes);
+  virtual Queue& queue(QueueKind kind) = 0;
+  // Compiles (or finds in the program cache) `kernel` for this device.
+  virtual std::shared_ptr<const CompiledKernel> compile(const KernelDefinition& kernel,
+                                                        const CompileOptions& options = {}) = 0;
+  // Waits for every queue.
+  void synchronize();
+
+ protected:
+  friend class DeviceBuffer;
+  virtual void release(void* handle, std::uint64_t bytes) noexcept = 0;
+};
+
+template <typename T>
+T* CpuBlock::array(std::size_t index) const {
+  const KernelArg& arg = args[index];
+  return reinterpret_cast<T*>(static_cast<unsigned char*>(arg.buffer->handle()) + arg.byte_offset);
+}
+
+}  // namespace strata::device

@@ -1,0 +1,133 @@
+#include "cpu_queue.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "cpu_device.hpp"
+#include "strata/device/errors.hpp"
+
+namespace strata::device::detail {
+
+HostQueue::HostQueue(std::string name) : name_(std::move(name)), thread_([this] { serve(); }) {}
+
+HostQueue::~HostQueue() {
+  {
+    std::lock_guard guard(lock_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  thread_.join();
+}
+
+Event HostQueue::submit(std::span<const Event> after, std::function<void()> work) {
+  Operation operation{std::vector<Event>(after.begin(), after.end()), std::move(work),
+                      std::make_shared<EventState>()};
+  Event done(operation.done);
+  {
+    std::lock_guard guard(lock_);
+    operations_.push_back(std::move(operation));
+  }
+  wake_.notify_one();
+  return done;
+}
+
+void HostQueue::serve() {
+  for (;;) {
+    Operation operation;
+    {
+      std::unique_lock guard(lock_);
+      wake_.wait(guard, [this] { return stopping_ || !operations_.empty(); });
+      if (operations_.empty()) return;
+      operation = std::move(operations_.front());
+      operations_.pop_front();
+    }
+    std::exception_ptr error;
+    try {
+      wait_all(operation.after);
+      if (operation.work) operation.work();
+    } catch (...) {
+      error = std::current_exception();
+    }
+    operation.done->complete(error);
+  }
+}
+
+namespace {
+
+void check_range(const DeviceBuffer& buffer, std::uint64_t offset, std::uint64_t bytes,
+                 const char* operation) {
+  if (!buffer) throw DeviceError(fmt::format("cpu {}: the device buffer is empty", operation));
+  if (offset > buffer.bytes() || bytes > buffer.bytes() - offset) {
+    throw DeviceError(fmt::format("cpu {}: {} B at offset {} exceed the {} B buffer", operation,
+                                  bytes, offset, buffer.bytes()));
+  }
+}
+
+unsigned char* bytes_of(const DeviceBuffer& buffer) {
+  return static_cast<unsigned char*>(buffer.handle());
+}
+
+}  // namespace
+
+CpuQueue::CpuQueue(QueueKind kind, Device& device, std::shared_ptr<BlockRunner> runner)
+    : kind_(kind),
+      device_(device),
+      runner_(std::move(runner)),
+      host_(fmt::format("cpu {} queue", to_string(kind))) {}
+
+Event CpuQueue::copy_to_device(const DeviceBuffer& destination, std::uint64_t offset,
+                               const void* source, std::uint64_t bytes,
+                               std::span<const Event> after) {
+  check_range(destination, offset, bytes, "copy to device");
+  unsigned char* target = bytes_of(destination) + offset;
+  return host_.submit(after, [=] { std::memcpy(target, source, bytes); });
+}
+
+Event CpuQueue::copy_to_host(void* destination, const DeviceBuffer& source, std::uint64_t offset,
+                             std::uint64_t bytes, std::span<const Event> after) {
+  check_range(source, offset, bytes, "copy to host");
+  const unsigned char* origin = bytes_of(source) + offset;
+  return host_.submit(after, [=] { std::memcpy(destination, origin, bytes); });
+}
+
+Event CpuQueue::copy_on_device(const DeviceBuffer& destination, std::uint64_t destination_offset,
+                               const DeviceBuffer& source, std::uint64_t source_offset,
+                               std::uint64_t bytes, std::span<const Event> after) {
+  check_range(destination, destination_offset, bytes, "copy on device");
+  check_range(source, source_offset, bytes, "copy on device");
+  unsigned char* target = bytes_of(destination) + destination_offset;
+  const unsigned char* origin = bytes_of(source) + source_offset;
+  return host_.submit(after, [=] { std::memmove(target, origin, bytes); });
+}
+
+Event CpuQueue::launch(const CompiledKernel& kernel, const LaunchGeometry& geometry,
+                       const KernelArgs& args, std::span<const Event> after) {
+  const auto& compiled = dynamic_cast<const CpuCompiledKernel&>(kernel);
+  validate_arguments(compiled.definition(), args);
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i].is_array && args[i].buffer->device() != &device_) {
+      throw KernelLaunchError(
+          compiled.definition().name(), compiled.definition().param(i).name,
+          fmt::format("kernel '{}', parameter '{}': the buffer belongs to another device",
+                      compiled.definition().name(), compiled.definition().param(i).name));
+    }
+  }
+  const BlockGrid grid = BlockGrid::split(compiled.definition().name(), geometry,
+                                          compiled.block_offset(), device_.info().compute_units);
+  // The launch keeps its own copy of the arguments and function: callers may reuse theirs.
+  return host_.submit(
+      after, [function = compiled.definition().cpu_function(), grid, args, runner = runner_] {
+        runner->run(grid.blocks(), [&](std::uint64_t block) {
+          const auto [begin, end] = grid.range(block);
+          function(CpuBlock{begin, end, args});
+        });
+      });
+}
+
+Event CpuQueue::marker() {
+  return host_.submit({}, nullptr);
+}
+
+}  // namespace strata::device::detail

@@ -1,0 +1,53 @@
+#include "strata/device/device.hpp"
+
+#include <cstdlib>
+#include <new>
+
+#include "strata/device/errors.hpp"
+
+namespace strata::device {
+
+const char* to_string(BackendKind backend) {
+  switch (backend) {
+    case BackendKind::cpu:
+      return "cpu";
+    case BackendKind::opencl:
+      return "opencl";
+    case BackendKind::cuda:
+      return "cuda";
+  }
+  return "?";
+}
+
+const char* to_string(QueueKind queue) {
+  switch (queue) {
+    case QueueKind::compute:
+      return "compute";
+    case QueueKind::host_to_device:
+      return "host-to-device";
+    case QueueKind::device_to_host:
+      return "device-to-host";
+  }
+  return "?";
+}
+
+DeviceBuffer::~DeviceBuffer() {
+  if (device_ != nullptr && handle_ != nullptr) device_->release(handle_, bytes_);
+}
+
+HostBuffer Device::allocate_host(std::uint64_t bytes) {
+  constexpr std::size_t alignment = 4096;
+  const std::size_t rounded = (bytes + alignment - 1) / alignment * alignment;
+  void* data = std::aligned_alloc(alignment, rounded == 0 ? alignment : rounded);
+  if (data == nullptr) throw std::bad_alloc();
+  return HostBuffer(data, bytes, [](void* p) { std::free(p); });
+}
+
+void Device::synchronize() {
+  std::vector<Event> markers;
+  for (int kind = 0; kind < queue_kinds; ++kind)
+    markers.push_back(queue(static_cast<QueueKind>(kind)).marker());
+  wait_all(markers);
+}
+
+}  // namespace strata::device

@@ -1,0 +1,82 @@
+#include "strata/device/event.hpp"
+
+namespace strata::device {
+
+void EventState::complete(std::exception_ptr error) {
+  std::vector<std::function<void(std::exception_ptr)>> callbacks;
+  {
+    std::lock_guard guard(lock_);
+    if (finished_) return;
+    finished_ = true;
+    error_ = error;
+    callbacks.swap(callbacks_);
+  }
+  finished_cv_.notify_all();
+  for (auto& callback : callbacks)
+    callback(error);
+}
+
+bool EventState::done() {
+  {
+    std::lock_guard guard(lock_);
+    if (finished_) return true;
+  }
+  poll();
+  std::lock_guard guard(lock_);
+  return finished_;
+}
+
+void EventState::wait() {
+  std::unique_lock guard(lock_);
+  finished_cv_.wait(guard, [this] { return finished_; });
+  if (error_) std::rethrow_exception(error_);
+}
+
+void EventState::on_complete(std::function<void(std::exception_ptr)> callback) {
+  bool arm_now = false;
+  {
+    std::unique_lock guard(lock_);
+    if (!finished_) {
+      callbacks_.push_back(std::move(callback));
+      arm_now = !armed_;
+      armed_ = true;
+      callback = nullptr;
+    }
+  }
+  if (callback) {
+    callback(error());
+    return;
+  }
+  if (arm_now) arm();
+}
+
+std::exception_ptr EventState::error() {
+  std::lock_guard guard(lock_);
+  return error_;
+}
+
+Event Event::manual() {
+  return Event(std::make_shared<EventState>());
+}
+
+void Event::on_complete(std::function<void(std::exception_ptr)> callback) const {
+  if (!state_) {
+    callback(nullptr);
+    return;
+  }
+  state_->on_complete(std::move(callback));
+}
+
+void wait_all(const std::vector<Event>& events) {
+  std::exception_ptr first;
+  for (const Event& event : events) {
+    try {
+      event.wait();
+    } catch (...) {
+      if (!first) first = std::current_exception();
+    }
+  }
+  if (first) std::rethrow_exception(first);
+}
+
+}  // namespace strata::device

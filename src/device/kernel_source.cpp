@@ -1,0 +1,188 @@
+#include "strata/device/kernel_source.hpp"
+
+#include <fmt/format.h>
+
+#include "strata/device/errors.hpp"
+
+namespace strata::device {
+namespace {
+
+// Array types a virtual-blocks CUDA kernel takes instead of raw pointers (the paper's
+// Vector / Matrix / Tensor): the base is shifted once so global indices work unchanged.
+constexpr std::string_view cuda_array_types = R"(
+namespace strata {
+template <typename T, int N>
+struct Array {
+  T* base;
+  unsigned long long stride[N];
+  __device__ Array(T* origin, const unsigned long long (&strides)[N]) : base(origin) {
+    for (int d = 0; d < N; ++d) stride[d] = strides[d];
+  }
+  __device__ T& operator[](long long flat) const { return base[flat]; }
+  __device__ T& operator()(long long i) const { return base[i * (long long)stride[0]]; }
+  __device__ T& operator()(long long i, long long j) const {
+    return base[i * (long long)stride[0] + j * (long long)stride[1]];
+  }
+  __device__ T& operator()(long long i, long long j, long long k) const {
+    return base[i * (long long)stride[0] + j * (long long)stride[1] + k * (long long)stride[2]];
+  }
+};
+template <typename T> using Vector = Array<T, 1>;
+template <typename T> using Matrix = Array<T, 2>;
+template <typename T> using Tensor = Array<T, 3>;
+}  // namespace strata
+)";
+
+std::string defines_of(const KernelDefinition& kernel, const CompileOptions& options) {
+  std::string text;
+  for (const auto& [name, value] : kernel.defines())
+    text += fmt::format("#define {} {}\n", name, value);
+  for (const auto& [name, value] : options.defines)
+    text += fmt::format("#define {} {}\n", name, value);
+  return text;
+}
+
+// Row-major strides of an array's local region, and the element offset of its global origin.
+struct Layout {
+  std::uint64_t strides[3] = {1, 1, 1};
+  std::uint64_t origin_shift = 0;
+};
+
+Layout layout_of(const KernelParam& param, const ArrayPlacement& placement) {
+  Layout layout;
+  const std::uint64_t extent[3] = {placement.extent.x, placement.extent.y, placement.extent.z};
+  const std::uint64_t offset[3] = {placement.offset.x, placement.offset.y, placement.offset.z};
+  for (int d = param.rank - 1; d >= 0; --d) {
+    layout.strides[d] = d == param.rank - 1 ? 1 : layout.strides[d + 1] * extent[d + 1];
+  }
+  for (int d = 0; d < param.rank; ++d)
+    layout.origin_shift += offset[d] * layout.strides[d];
+  return layout;
+}
+
+std::vector<ArrayPlacement> placements_for(const KernelDefinition& kernel,
+                                           const CompileOptions& options) {
+  std::size_t arrays = 0;
+  for (const auto& param : kernel.params())
+    arrays += param.is_array ? 1 : 0;
+  if (options.placements.empty()) return std::vector<ArrayPlacement>(arrays);
+  if (options.placements.size() != arrays) {
+    throw KernelLaunchError(
+        kernel.name(), "",
+        fmt::format("kernel '{}': {} array placements given for its {} array parameters",
+                    kernel.name(), options.placements.size(), arrays));
+  }
+  return options.placements;
+}
+
+std::string stride_defines(const KernelDefinition& kernel, const CompileOptions& options) {
+  std::string text;
+  const auto placements = placements_for(kernel, options);
+  std::size_t a = 0;
+  for (const auto& param : kernel.params()) {
+    if (!param.is_array) continue;
+    const Layout layout = layout_of(param, placements[a++]);
+    for (int d = 0; d < param.rank; ++d)
+      text += fmt::format("#define STRATA_STRIDE_{}_{} {}ull\n", param.name, d, layout.strides[d]);
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string describe_options(const CompileOptions& options) {
+  return options.flags;
+}
+
+GeneratedSource generate_opencl_source(const KernelDefinition& kernel,
+                                       const CompileOptions& options) {
+  GeneratedSource out;
+  out.source = defines_of(kernel, options);
+  if (kernel.opencl_style() == KernelStyle::direct) {
+    out.source += kernel.opencl_source();
+    out.entry_point = kernel.name();
+    return out;
+  }
+  out.source += stride_defines(kernel, options);
+  out.source += kernel.opencl_source();
+  out.entry_point = "strata_entry_" + kernel.name();
+  const auto placements = placements_for(kernel, options);
+  std::string params;
+  std::string body;
+  std::string call = "strata_block";
+  std::size_t a = 0;
+  for (const auto& param : kernel.params()) {
+    const auto type = opencl_name(param.type);
+    params += params.empty() ? "" : ", ";
+    call += ", ";
+    if (!param.is_array) {
+      params += fmt::format("{} {}", type, param.name);
+      call += param.name;
+      continue;
+    }
+    const Layout layout = layout_of(param, placements[a++]);
+    params += fmt::format("__global {}* {}_local", type, param.name);
+    body += fmt::format("  __global {0}* {1} = {1}_local - {2}ul;\n", type, param.name,
+                        layout.origin_shift);
+    call += param.name;
+  }
+  out.source += fmt::format(
+      "\n// Generated by Strata: worker-specific constants baked in at compile time.\n"
+      "__kernel void {}({}) {{\n"
+      "  const uint3 strata_block = (uint3)({}u + (uint)get_group_id(0), {}u + "
+      "(uint)get_group_id(1), {}u + (uint)get_group_id(2));\n{}"
+      "  {}({});\n}}\n",
+      out.entry_point, params, options.block_offset.x, options.block_offset.y,
+      options.block_offset.z, body, kernel.name(), call);
+  return out;
+}
+
+GeneratedSource generate_cuda_source(const KernelDefinition& kernel,
+                                     const CompileOptions& options) {
+  GeneratedSource out;
+  out.source = defines_of(kernel, options);
+  if (kernel.cuda_style() == KernelStyle::direct) {
+    out.source += kernel.cuda_source();
+    out.entry_point = kernel.name();
+    return out;
+  }
+  out.source += cuda_array_types;
+  out.source += stride_defines(kernel, options);
+  out.source += kernel.cuda_source();
+  out.entry_point = "strata_entry_" + kernel.name();
+  const auto placements = placements_for(kernel, options);
+  std::string params;
+  std::string body;
+  std::string call = "strata_block";
+  std::size_t a = 0;
+  for (const auto& param : kernel.params()) {
+    const auto type = cuda_name(param.type);
+    params += params.empty() ? "" : ", ";
+    call += ", ";
+    if (!param.is_array) {
+      params += fmt::format("{} {}", type, param.name);
+      call += param.name;
+      continue;
+    }
+    const Layout layout = layout_of(param, placements[a++]);
+    params += fmt::format("{}* {}_local", type, param.name);
+    std::string strides;
+    for (int d = 0; d < param.rank; ++d)
+      strides += fmt::format("{}{}ull", d == 0 ? "" : ", ", layout.strides[d]);
+    body += fmt::format(
+        "  const unsigned long long {1}_strides[{3}] = {{{4}}};\n"
+        "  ::strata::Array<{0}, {3}> {1}({1}_local - {2}ll, {1}_strides);\n",
+        type, param.name, layout.origin_shift, param.rank, strides);
+    call += param.name;
+  }
+  out.source += fmt::format(
+      "\n// Generated by Strata: worker-specific constants baked in at compile time.\n"
+      "extern \"C\" __global__ void {}({}) {{\n"
+      "  const dim3 strata_block({}u + blockIdx.x, {}u + blockIdx.y, {}u + blockIdx.z);\n{}"
+      "  {}({});\n}}\n",
+      out.entry_point, params, options.block_offset.x, options.block_offset.y,
+      options.block_offset.z, body, kernel.name(), call);
+  return out;
+}
+
+}  // namespace strata::device

@@ -1,0 +1,59 @@
+#include "strata/device/event.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <stdexcept>
+#include <thread>
+
+namespace strata::device {
+namespace {
+
+TEST(Event, EmptyEventCountsAsComplete) {
+  Event none;
+  EXPECT_TRUE(none.done());
+  none.wait();
+  bool called = false;
+  none.on_complete([&](std::exception_ptr error) { called = error == nullptr; });
+  EXPECT_TRUE(called);
+}
+
+TEST(Event, CallbacksRunOnceAtCompletionAndAtOnceAfterwards) {
+  Event event = Event::manual();
+  int before = 0, after = 0;
+  event.on_complete([&](std::exception_ptr) { ++before; });
+  EXPECT_FALSE(event.done());
+  EXPECT_EQ(before, 0);
+  event.state()->complete();
+  event.state()->complete();  // a second completion is ignored
+  EXPECT_EQ(before, 1);
+  event.on_complete([&](std::exception_ptr) { ++after; });
+  EXPECT_EQ(after, 1);
+}
+
+TEST(Event, WaitRethrowsTheOperationsError) {
+  Event event = Event::manual();
+  std::thread completer(
+      [&] { event.state()->complete(std::make_exception_ptr(std::runtime_error("copy failed"))); });
+  EXPECT_THROW(event.wait(), std::runtime_error);
+  completer.join();
+  EXPECT_TRUE(event.done());
+}
+
+TEST(Event, WaitAllWaitsForEveryEventAndReportsTheFirstError) {
+  std::vector<Event> events{Event::manual(), Event::manual(), Event::manual()};
+  std::atomic<int> completed{0};
+  std::thread completer([&] {
+    for (std::size_t i = 0; i < events.size(); ++i) {
+      completed.fetch_add(1);
+      events[i].state()->complete(i == 1 ? std::make_exception_ptr(std::logic_error("second"))
+                                         : nullptr);
+    }
+  });
+  EXPECT_THROW(wait_all(events), std::logic_error);
+  EXPECT_EQ(completed.load(), 3);
+  completer.join();
+}
+
+}  // namespace
+}  // namespace strata::device
