@@ -1,5 +1,7 @@
 #include "build_components.hpp"
 
+#include "strata/device/backends.hpp"
+
 namespace strata::cli {
 namespace {
 
@@ -12,14 +14,20 @@ BuildComponent optional_component(std::string name, bool found, const std::strin
 
 }  // namespace
 
-std::vector<BuildComponent> build_components() {
-  return {
-      {"cpu", true, true, "built: CPU pool and I/O pool"},
-      optional_component("opencl", STRATA_HAVE_OPENCL != 0, "OpenCL toolkit", "backend"),
-      optional_component("cuda", STRATA_HAVE_CUDA != 0, "CUDA toolkit with NVRTC", "backend"),
-      optional_component("mpi", STRATA_HAVE_MPI != 0, "MPI library", "cluster layer"),
-      optional_component("hdf5", STRATA_HAVE_HDF5 != 0, "HDF5 library", "HDF5 storage"),
-  };
+std::vector<BuildComponent> build_components(const std::vector<device::BackendReport>& devices) {
+  std::vector<BuildComponent> components;
+  for (const auto& report : devices) {
+    const bool usable = report.built && report.enabled &&
+                        report.status.find("device") != std::string::npos &&
+                        !report.status.starts_with("no ");
+    components.push_back({device::to_string(report.backend), report.built, usable,
+                          (report.built ? "built; " : "") + report.status});
+  }
+  components.push_back(
+      optional_component("mpi", STRATA_HAVE_MPI != 0, "MPI library", "cluster layer"));
+  components.push_back(
+      optional_component("hdf5", STRATA_HAVE_HDF5 != 0, "HDF5 library", "HDF5 storage"));
+  return components;
 }
 
 }  // namespace strata::cli

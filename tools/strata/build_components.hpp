@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "strata/device/backends.hpp"
+
 namespace strata::cli {
 
 // One backend or optional library and its state in this build.
@@ -14,7 +16,7 @@ struct BuildComponent {
   std::string status;   // one line for people
 };
 
-// Every component, the CPU backend first.
-std::vector<BuildComponent> build_components();
+// Every component, the device backends first (as discovery reported them), then libraries.
+std::vector<BuildComponent> build_components(const std::vector<device::BackendReport>& devices);
 
 }  // namespace strata::cli

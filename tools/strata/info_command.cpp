@@ -33,7 +33,8 @@ std::string cluster_status() {
   return "single process; MPI layer not yet built";
 }
 
-void print_text(const EffectiveConfig& effective, const MachineResources& machine) {
+void print_text(const EffectiveConfig& effective, const MachineResources& machine,
+                const device::DeviceSet& devices) {
   fmt::print("strata {}\n\nmachine\n", STRATA_VERSION);
   fmt::print("  host        : {}\n", machine.host_name);
   fmt::print("  cpu model   : {}\n", machine.cpu_model.empty() ? "unknown" : machine.cpu_model);
@@ -45,8 +46,14 @@ void print_text(const EffectiveConfig& effective, const MachineResources& machin
                                                 : "unknown");
 
   fmt::print("\nbackends\n");
-  for (const BuildComponent& component : build_components()) {
+  for (const BuildComponent& component : build_components(devices.reports)) {
     fmt::print("  {:<11} : {}\n", component.name, component.status);
+  }
+  fmt::print("\ndevices\n");
+  for (const auto& dev : devices.devices) {
+    const device::DeviceInfo& info = dev->info();
+    fmt::print("  {:<11} : {} ({}), {} memory, {} compute units\n", info.id, info.name,
+               info.platform, format_bytes(info.memory_bytes), info.compute_units);
   }
   fmt::print("\ncluster\n  processes   : 1 ({})\n", cluster_status());
 
@@ -60,7 +67,8 @@ void print_text(const EffectiveConfig& effective, const MachineResources& machin
   fmt::print("  {:<20} = {}\n", "(cpu worker threads)", effective.config.effective_cpu_threads());
 }
 
-nlohmann::ordered_json to_json(const EffectiveConfig& effective, const MachineResources& machine) {
+nlohmann::ordered_json to_json(const EffectiveConfig& effective, const MachineResources& machine,
+                               const device::DeviceSet& devices) {
   nlohmann::ordered_json report;
   report["version"] = STRATA_VERSION;
   report["machine"] = {
@@ -74,11 +82,21 @@ nlohmann::ordered_json to_json(const EffectiveConfig& effective, const MachineRe
       {"memory_available_bytes", machine.memory_available_bytes},
   };
   report["backends"] = nlohmann::ordered_json::array();
-  for (const BuildComponent& component : build_components()) {
+  for (const BuildComponent& component : build_components(devices.reports)) {
     report["backends"].push_back({{"name", component.name},
                                   {"found_at_configure", component.found},
                                   {"usable", component.usable},
                                   {"status", component.status}});
+  }
+  report["devices"] = nlohmann::ordered_json::array();
+  for (const auto& dev : devices.devices) {
+    const device::DeviceInfo& info = dev->info();
+    report["devices"].push_back({{"id", info.id},
+                                 {"backend", device::to_string(info.backend)},
+                                 {"name", info.name},
+                                 {"platform", info.platform},
+                                 {"memory_bytes", info.memory_bytes},
+                                 {"compute_units", info.compute_units}});
   }
   report["cluster"] = {{"processes", 1}, {"status", cluster_status()}};
   const auto table = settings();
@@ -104,10 +122,11 @@ CLI::App& add_info_command(CLI::App& app, InfoOptions& options) {
 
 int run_info_command(const EffectiveConfig& effective, const InfoOptions& options) {
   const MachineResources machine = detect_machine_resources();
+  const device::DeviceSet devices = device::discover_devices(effective.config);
   if (options.json) {
-    fmt::print("{}\n", to_json(effective, machine).dump(2));
+    fmt::print("{}\n", to_json(effective, machine, devices).dump(2));
   } else {
-    print_text(effective, machine);
+    print_text(effective, machine, devices);
   }
   return 0;
 }
