@@ -1,5 +1,6 @@
 #include "strata/runtime/runtime.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 #include "runtime_core.hpp"
@@ -94,11 +95,14 @@ std::string RunSummary::format() const {
   std::string text =
       fmt::format("tasks: {} succeeded, {} failed, {} cancelled in {}\n", tasks_succeeded,
                   tasks_failed, tasks_cancelled, format_seconds(wall_seconds));
-  text += fmt::format("{:<12} {:>7} {:>10} {:>12} {:>11}\n", "executor", "workers", "tasks", "busy",
-                      "utilization");
+  std::size_t width = 12;
+  for (const auto& executor : executors)
+    width = std::max(width, executor.name.size());
+  text += fmt::format("{:<{}} {:>7} {:>10} {:>12} {:>11}\n", "executor", width, "workers", "tasks",
+                      "busy", "utilization");
   for (const auto& executor : executors) {
-    text += fmt::format("{:<12} {:>7} {:>10} {:>12} {:>10.1f}%\n", executor.name, executor.workers,
-                        executor.tasks, format_seconds(executor.busy_seconds),
+    text += fmt::format("{:<{}} {:>7} {:>10} {:>12} {:>10.1f}%\n", executor.name, width,
+                        executor.workers, executor.tasks, format_seconds(executor.busy_seconds),
                         100.0 * executor.utilization);
   }
   return text;
