@@ -14,7 +14,8 @@
 namespace strata::device {
 
 // Runs `blocks` independent pieces of a CPU kernel, possibly in parallel, and returns when all
-// are done. The runtime passes one that uses its CPU pool; the default uses oneTBB.
+// are done. The runtime passes one that uses its CPU pool; the default uses a few threads of its
+// own.
 class BlockRunner {
  public:
   virtual ~BlockRunner() = default;
