@@ -18,6 +18,11 @@ struct Array {
   __device__ Array(T* origin, const unsigned long long (&strides)[N]) : base(origin) {
     for (int d = 0; d < N; ++d) stride[d] = strides[d];
   }
+  // Array<float, N> converts to Array<const float, N>, as float* does to const float*.
+  template <typename U>
+  __device__ Array(const Array<U, N>& other) : base(other.base) {
+    for (int d = 0; d < N; ++d) stride[d] = other.stride[d];
+  }
   __device__ T& operator[](long long flat) const { return base[flat]; }
   __device__ T& operator()(long long i) const { return base[i * (long long)stride[0]]; }
   __device__ T& operator()(long long i, long long j) const {
@@ -75,7 +80,10 @@ std::vector<ArrayPlacement> placements_for(const KernelDefinition& kernel,
   return options.placements;
 }
 
-std::string stride_defines(const KernelDefinition& kernel, const CompileOptions& options) {
+// `suffix` makes the literals 64-bit: "ull" in CUDA; "ul" in OpenCL C, where ulong is 64 bits
+// and `long long` is reserved (strict compilers reject "ull").
+std::string stride_defines(const KernelDefinition& kernel, const CompileOptions& options,
+                           std::string_view suffix) {
   std::string text;
   const auto placements = placements_for(kernel, options);
   std::size_t a = 0;
@@ -83,7 +91,8 @@ std::string stride_defines(const KernelDefinition& kernel, const CompileOptions&
     if (!param.is_array) continue;
     const Layout layout = layout_of(param, placements[a++]);
     for (int d = 0; d < param.rank; ++d)
-      text += fmt::format("#define STRATA_STRIDE_{}_{} {}ull\n", param.name, d, layout.strides[d]);
+      text += fmt::format("#define STRATA_STRIDE_{}_{} {}{}\n", param.name, d, layout.strides[d],
+                          suffix);
   }
   return text;
 }
@@ -103,9 +112,18 @@ GeneratedSource generate_opencl_source(const KernelDefinition& kernel,
     out.entry_point = kernel.name();
     return out;
   }
-  out.source += stride_defines(kernel, options);
+  out.source += stride_defines(kernel, options, "ul");
   out.source += kernel.opencl_source();
   out.entry_point = "strata_entry_" + kernel.name();
+  // The block index is a uint3 (like CUDA's dim3): offsets must fit in 32 bits.
+  for (int d = 0; d < 3; ++d) {
+    if (options.block_offset[d] > 0xffffffffull) {
+      throw KernelLaunchError(kernel.name(), "",
+                              fmt::format("kernel '{}': block offset {} in dimension {} does not "
+                                          "fit the 32-bit block index",
+                                          kernel.name(), options.block_offset[d], d));
+    }
+  }
   const auto placements = placements_for(kernel, options);
   std::string params;
   std::string body;
@@ -141,14 +159,26 @@ GeneratedSource generate_cuda_source(const KernelDefinition& kernel,
                                      const CompileOptions& options) {
   GeneratedSource out;
   out.source = defines_of(kernel, options);
+  // #line makes compiler messages count lines in the user's source, not the generated program.
+  const std::string user_source =
+      fmt::format("#line 1 \"{}.cu\"\n{}\n", kernel.name(), kernel.cuda_source());
   if (kernel.cuda_style() == KernelStyle::direct) {
-    out.source += kernel.cuda_source();
+    out.source += user_source;
     out.entry_point = kernel.name();
     return out;
   }
+  for (int d = 0; d < 3; ++d) {
+    if (options.block_offset[d] > 0xFFFFFFFFull) {
+      throw KernelLaunchError(kernel.name(), "",
+                              fmt::format("kernel '{}': block offset {} along dimension {} "
+                                          "exceeds CUDA's 32-bit block index",
+                                          kernel.name(), options.block_offset[d], d));
+    }
+  }
   out.source += cuda_array_types;
-  out.source += stride_defines(kernel, options);
-  out.source += kernel.cuda_source();
+  out.source += stride_defines(kernel, options, "ull");
+  out.source += user_source;
+  out.source += fmt::format("#line 1 \"strata_wrapper_{}.cu\"\n", kernel.name());
   out.entry_point = "strata_entry_" + kernel.name();
   const auto placements = placements_for(kernel, options);
   std::string params;

@@ -58,8 +58,8 @@ __kernel void block_sum(uint n, __global const uint* input, __global ulong* part
   const size_t t = get_local_id(0);
   scratch[t] = i < n ? input[i] : 0;
   barrier(CLK_LOCAL_MEM_FENCE);
-  for (size_t half = BLOCK / 2; half > 0; half /= 2) {
-    if (t < half) scratch[t] += scratch[t + half];
+  for (size_t stride = BLOCK / 2; stride > 0; stride /= 2) {
+    if (t < stride) scratch[t] += scratch[t + stride];
     barrier(CLK_LOCAL_MEM_FENCE);
   }
   if (t == 0) partial[get_group_id(0)] = scratch[0];
@@ -73,8 +73,8 @@ extern "C" __global__ void block_sum(unsigned int n, const unsigned int* input,
   const unsigned int t = threadIdx.x;
   scratch[t] = i < n ? input[i] : 0;
   __syncthreads();
-  for (unsigned int half = BLOCK / 2; half > 0; half /= 2) {
-    if (t < half) scratch[t] += scratch[t + half];
+  for (unsigned int stride = BLOCK / 2; stride > 0; stride /= 2) {
+    if (t < stride) scratch[t] += scratch[t + stride];
     __syncthreads();
   }
   if (t == 0) partial[blockIdx.x] = scratch[0];

@@ -1,0 +1,48 @@
+#pragma once
+// One of an OpenCL device's three in-order command queues, as a Strata Queue: non-blocking
+// copies and kernel launches whose events chain across queues, devices and backends.
+
+#include <CL/cl.h>
+
+#include "strata/device/device.hpp"
+
+namespace strata::device::detail {
+
+class OpenClDevice;
+class WaitList;
+
+// An in-order cl_command_queue; every operation is flushed at once so that events of other
+// queues (and callbacks) can rely on it making progress.
+class OpenClQueue final : public Queue {
+ public:
+  OpenClQueue(QueueKind kind, OpenClDevice& device);
+  QueueKind kind() const override { return kind_; }
+  Event copy_to_device(const DeviceBuffer& destination, std::uint64_t offset, const void* source,
+                       std::uint64_t bytes, std::span<const Event> after) override;
+  Event copy_to_host(void* destination, const DeviceBuffer& source, std::uint64_t offset,
+                     std::uint64_t bytes, std::span<const Event> after) override;
+  Event copy_on_device(const DeviceBuffer& destination, std::uint64_t destination_offset,
+                       const DeviceBuffer& source, std::uint64_t source_offset, std::uint64_t bytes,
+                       std::span<const Event> after) override;
+  // Array arguments with a byte offset are passed as sub-buffers, so the offset must be a
+  // multiple of the device's CL_DEVICE_MEM_BASE_ADDR_ALIGN (128 B on PoCL); other offsets are
+  // refused (pass the offset as a scalar, or use a virtual-blocks placement instead).
+  Event launch(const CompiledKernel& kernel, const LaunchGeometry& geometry, const KernelArgs& args,
+               std::span<const Event> after) override;
+  Event marker() override;
+
+ private:
+  // Builds the wait list, calls `enqueue(count, list, &event)`, flushes and wraps the event.
+  template <typename Enqueue>
+  Event submit(const char* operation, std::span<const Event> after, Enqueue&& enqueue);
+  // A marker after `after` and everything enqueued so far (zero-byte copies are this).
+  Event marker_after(const char* operation, std::span<const Event> after);
+  void check_range(const DeviceBuffer& buffer, std::uint64_t offset, std::uint64_t bytes,
+                   const char* operation) const;
+
+  QueueKind kind_;
+  OpenClDevice& device_;
+  cl_command_queue queue_;
+};
+
+}  // namespace strata::device::detail
