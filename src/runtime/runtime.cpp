@@ -1,7 +1,8 @@
 #include "strata/runtime/runtime.hpp"
 
-#include <algorithm>
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "runtime_core.hpp"
 #include "strata/base/units.hpp"
