@@ -69,17 +69,17 @@ int main() {
       TaskHandle upload = rt.submit(TaskSpec("upload").on(exec.upload), [&, t](TaskContext& ctx) {
         Queue& q = device->queue(QueueKind::host_to_device);
         Event first = q.copy_to_device(dx[t], 0, x[t].data(), n * sizeof(float));
-        complete_when(ctx, q.copy_to_device(dy[t], 0, y[t].data(), n * sizeof(float),
-                                            std::span(&first, 1)));
+        complete_when(
+            ctx, q.copy_to_device(dy[t], 0, y[t].data(), n * sizeof(float), std::span(&first, 1)));
       });
       TaskHandle process =
           rt.submit(TaskSpec("saxpy").on(exec.compute).after(upload), [&, t](TaskContext& ctx) {
             LaunchGeometry geometry{Dim3{n}, Dim3{256}, 1};
-            complete_when(ctx, device->queue(QueueKind::compute)
-                                   .launch(*kernel, geometry,
-                                           {KernelArg::value(n), KernelArg::value(2.0f),
-                                            KernelArg::array<float>(dx[t]),
-                                            KernelArg::array<float>(dy[t])}));
+            complete_when(
+                ctx, device->queue(QueueKind::compute)
+                         .launch(*kernel, geometry,
+                                 {KernelArg::value(n), KernelArg::value(2.0f),
+                                  KernelArg::array<float>(dx[t]), KernelArg::array<float>(dy[t])}));
           });
       rt.submit(TaskSpec("download").on(exec.download).after(process), [&, t](TaskContext& ctx) {
         complete_when(ctx, device->queue(QueueKind::device_to_host)
