@@ -152,6 +152,10 @@ ExecutorId TaskContext::executor() const {
   return state_->executor;
 }
 
+std::uint64_t TaskContext::task_id() const {
+  return state_->id;
+}
+
 DeferredCompletion TaskContext::defer_completion() {
   if (!state_->deferred) {
     state_->deferred = true;

@@ -158,6 +158,8 @@ class TaskContext {
   const std::string& name() const;
   Runtime& runtime() const;
   ExecutorId executor() const;
+  // The task's id, as the staging hook saw it in StagingRequest::task_id.
+  std::uint64_t task_id() const;
   unsigned worker() const { return worker_; }
   // The task finishes when the returned object completes, not when the body returns.
   DeferredCompletion defer_completion();

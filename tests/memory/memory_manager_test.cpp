@@ -1,0 +1,193 @@
+#include "strata/memory/memory_manager.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <numeric>
+#include <thread>
+
+#include "strata/device/backends.hpp"
+
+namespace strata::memory {
+namespace {
+
+constexpr std::uint64_t KiB = 1024;
+
+std::vector<std::byte> pattern(std::uint64_t bytes, unsigned seed) {
+  std::vector<std::byte> data(bytes);
+  for (std::uint64_t i = 0; i < bytes; ++i)
+    data[i] = static_cast<std::byte>((i * 131 + seed * 7) & 0xff);
+  return data;
+}
+
+class MemoryManagerTest : public ::testing::Test {
+ protected:
+  std::unique_ptr<device::Device> gpu = device::make_cpu_device(device::default_block_runner());
+  device::Device* devices[1] = {gpu.get()};
+  MemoryOptions options() const {
+    MemoryOptions o;
+    o.host_capacity = 64 * KiB;
+    o.device_capacity = 16 * KiB;
+    return o;
+  }
+  std::unique_ptr<MemoryManager> manager = std::make_unique<MemoryManager>(options(), devices);
+  SpaceId dev = manager->space_of(*gpu);
+
+  std::vector<std::byte> contents(ChunkId id) {
+    std::vector<std::byte> out(manager->chunk_bytes(id));
+    manager->read(id, out);
+    return out;
+  }
+  std::vector<std::byte> device_contents(const ChunkView& view) {
+    std::vector<std::byte> out(view.bytes);
+    gpu->queue(device::QueueKind::device_to_host)
+        .copy_to_host(out.data(), *view.buffer, view.offset, view.bytes)
+        .wait();
+    return out;
+  }
+};
+
+TEST_F(MemoryManagerTest, ReadingInADeviceSpaceFetchesTheHostCopy) {
+  const auto data = pattern(4 * KiB, 1);
+  ChunkId a = manager->create_chunk("a", data.size(), data);
+  const ChunkRequest read{a, ChunkAccess::read};
+  auto views = manager->acquire(std::span(&read, 1), dev);
+  ASSERT_NE(views[0].buffer, nullptr);
+  EXPECT_EQ(device_contents(views[0]), data);
+  manager->release(std::span(&read, 1), dev);
+  const auto stats = manager->stats();
+  EXPECT_EQ(stats.spaces[dev.index].misses, 1u);
+  EXPECT_EQ((stats.bytes_moved.at({manager->host().index, dev.index})), 4 * KiB);
+  // A second read is a hit and moves nothing.
+  manager->acquire(std::span(&read, 1), dev);
+  manager->release(std::span(&read, 1), dev);
+  EXPECT_EQ(manager->stats().spaces[dev.index].hits, 1u);
+}
+
+TEST_F(MemoryManagerTest, AWriteMakesTheWrittenCopyTheOnlyValidOne) {
+  ChunkId a = manager->create_chunk("a", 4 * KiB, pattern(4 * KiB, 1));
+  const ChunkRequest write{a, ChunkAccess::write};
+  auto views = manager->acquire(std::span(&write, 1), dev);
+  const auto fresh = pattern(4 * KiB, 2);
+  gpu->queue(device::QueueKind::host_to_device)
+      .copy_to_device(*views[0].buffer, views[0].offset, fresh.data(), fresh.size())
+      .wait();
+  manager->release(std::span(&write, 1), dev);
+  EXPECT_EQ(contents(a), fresh);  // fetched back from the device, not the stale host copy
+  EXPECT_EQ(manager->stats().spaces[manager->host().index].used, 4 * KiB);
+}
+
+TEST_F(MemoryManagerTest, DeviceOnlyChunksHoldNoHostMemory) {
+  // Four chunks written on the device fill it; the host stays empty (capacity = device + host).
+  std::vector<ChunkId> chunks;
+  for (int i = 0; i < 4; ++i) {
+    chunks.push_back(manager->create_chunk("c" + std::to_string(i), 4 * KiB));
+    const ChunkRequest write{chunks.back(), ChunkAccess::write};
+    manager->acquire(std::span(&write, 1), dev);
+    manager->release(std::span(&write, 1), dev);
+  }
+  const auto stats = manager->stats();
+  EXPECT_EQ(stats.spaces[dev.index].used, 16 * KiB);
+  EXPECT_EQ(stats.spaces[manager->host().index].used, 0u);
+}
+
+TEST_F(MemoryManagerTest, LeastRecentlyUsedChunksMoveUpOneTier) {
+  std::vector<ChunkId> chunks;
+  std::vector<std::vector<std::byte>> data;
+  for (int i = 0; i < 6; ++i) {  // 24 KiB through a 16 KiB device
+    data.push_back(pattern(4 * KiB, 10 + i));
+    chunks.push_back(manager->create_chunk("c" + std::to_string(i), 4 * KiB, data.back()));
+    const ChunkRequest update{chunks.back(), ChunkAccess::read_write};
+    manager->acquire(std::span(&update, 1), dev);
+    manager->release(std::span(&update, 1), dev);
+  }
+  const auto stats = manager->stats();
+  EXPECT_EQ(stats.spaces[dev.index].evictions, 2u);
+  EXPECT_EQ((stats.bytes_moved.at({dev.index, manager->host().index})), 8 * KiB);
+  for (int i = 0; i < 6; ++i)
+    EXPECT_EQ(contents(chunks[i]), data[i]) << "chunk " << i;
+}
+
+TEST_F(MemoryManagerTest, HostPressureSpillsToDiskAndReadsBackVerified) {
+  std::vector<ChunkId> chunks;
+  std::vector<std::vector<std::byte>> data;
+  for (int i = 0; i < 40; ++i) {  // 160 KiB through 16 KiB device + 64 KiB host
+    data.push_back(pattern(4 * KiB, 100 + i));
+    chunks.push_back(manager->create_chunk("c" + std::to_string(i), 4 * KiB));
+    const ChunkRequest write{chunks.back(), ChunkAccess::write};
+    auto views = manager->acquire(std::span(&write, 1), dev);
+    gpu->queue(device::QueueKind::host_to_device)
+        .copy_to_device(*views[0].buffer, views[0].offset, data.back().data(), 4 * KiB)
+        .wait();
+    manager->release(std::span(&write, 1), dev);
+  }
+  const auto stats = manager->stats();
+  EXPECT_GT(stats.spaces[manager->host().index].evictions, 0u);
+  EXPECT_GT(stats.spaces[manager->disk().index].used, 0u);
+  for (int i = 0; i < 40; ++i)
+    EXPECT_EQ(contents(chunks[i]), data[i]) << "chunk " << i;
+}
+
+TEST_F(MemoryManagerTest, RequestLargerThanTheSpaceIsAClearErrorNotAHang) {
+  ChunkId big = manager->create_chunk("big tile", 20 * KiB);
+  const ChunkRequest write{big, ChunkAccess::write};
+  try {
+    manager->acquire(std::span(&write, 1), dev);
+    FAIL() << "expected OutOfMemory";
+  } catch (const OutOfMemory& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("out of memory in cpu (device space)"), std::string::npos) << message;
+    EXPECT_NE(message.find("'big tile'"), std::string::npos) << message;
+    EXPECT_NE(message.find("20.00 KiB"), std::string::npos) << message;
+    EXPECT_NE(message.find("capacity of 16.00 KiB"), std::string::npos) << message;
+  }
+}
+
+TEST_F(MemoryManagerTest, AcquisitionWaitsWhileOthersHoldTheMemoryThenProceeds) {
+  ChunkId a = manager->create_chunk("a", 12 * KiB, pattern(12 * KiB, 1));
+  ChunkId b = manager->create_chunk("b", 12 * KiB, pattern(12 * KiB, 2));
+  const ChunkRequest read_a{a, ChunkAccess::read}, read_b{b, ChunkAccess::read};
+  manager->acquire(std::span(&read_a, 1), dev);  // a running task holds 12 of 16 KiB
+  std::atomic<bool> acquired{false};
+  std::thread other([&] {
+    manager->acquire(std::span(&read_b, 1), dev);  // must wait, not fail
+    acquired = true;
+    manager->release(std::span(&read_b, 1), dev);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_FALSE(acquired.load());
+  manager->release(std::span(&read_a, 1), dev);
+  other.join();
+  EXPECT_TRUE(acquired.load());
+}
+
+TEST_F(MemoryManagerTest, ReadingANeverWrittenChunkNamesIt) {
+  ChunkId a = manager->create_chunk("histogram", 1 * KiB);
+  const ChunkRequest read{a, ChunkAccess::read};
+  try {
+    manager->acquire(std::span(&read, 1), dev);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'histogram' is read before anything wrote it"),
+              std::string::npos);
+  }
+  // Nothing stays pinned: the chunk can be written and read afterwards.
+  const ChunkRequest write{a, ChunkAccess::write};
+  manager->acquire(std::span(&write, 1), dev);
+  manager->release(std::span(&write, 1), dev);
+}
+
+TEST_F(MemoryManagerTest, SpillFilesAreRemovedWithTheManager) {
+  std::string directory = manager->stats().spaces[manager->disk().index].name;
+  directory = directory.substr(directory.find('(') + 1);
+  directory.pop_back();
+  EXPECT_TRUE(std::filesystem::exists(directory)) << directory;
+  manager.reset();
+  EXPECT_FALSE(std::filesystem::exists(directory)) << directory;
+}
+
+}  // namespace
+}  // namespace strata::memory
