@@ -191,3 +191,49 @@ TEST_F(MemoryManagerTest, SpillFilesAreRemovedWithTheManager) {
 
 }  // namespace
 }  // namespace strata::memory
+
+namespace strata::memory {
+namespace {
+
+// The same chunk traffic on every device this machine has (OpenCL on PoCL in CI; CUDA on a GPU):
+// pools, offsets and copies go through each backend's own queues.
+TEST(MemoryOnEveryDevice, ChunksSurviveEvictionThroughEachBackend) {
+  Config config;
+  config.kernel_cache_dir = "off";
+  device::DeviceSet set = device::discover_devices(config);
+  for (auto& dev : set.devices) {
+    SCOPED_TRACE(dev->info().id);
+    device::Device* devices[1] = {dev.get()};
+    MemoryOptions options;
+    options.device_capacity = 16 * KiB;
+    options.host_capacity = 32 * KiB;
+    MemoryManager manager(options, devices);
+    const SpaceId space = manager.space_of(*dev);
+    std::vector<ChunkId> chunks;
+    std::vector<std::vector<std::byte>> data;
+    for (int i = 0; i < 24; ++i) {  // 96 KiB through 16 KiB of device and 32 KiB of host
+      data.push_back(pattern(4 * KiB, 50 + i));
+      chunks.push_back(manager.create_chunk("c" + std::to_string(i), 4 * KiB));
+      const ChunkRequest write{chunks.back(), ChunkAccess::write};
+      auto views = manager.acquire(std::span(&write, 1), space);
+      dev->queue(device::QueueKind::host_to_device)
+          .copy_to_device(*views[0].buffer, views[0].offset, data.back().data(), 4 * KiB)
+          .wait();
+      manager.release(std::span(&write, 1), space);
+    }
+    for (int i = 23; i >= 0; --i) {  // read back on the device, newest first
+      const ChunkRequest read{chunks[i], ChunkAccess::read};
+      auto views = manager.acquire(std::span(&read, 1), space);
+      std::vector<std::byte> seen(4 * KiB);
+      dev->queue(device::QueueKind::device_to_host)
+          .copy_to_host(seen.data(), *views[0].buffer, views[0].offset, 4 * KiB)
+          .wait();
+      manager.release(std::span(&read, 1), space);
+      EXPECT_EQ(seen, data[i]) << "chunk " << i;
+    }
+    EXPECT_GT(manager.stats().spaces[manager.disk().index].used, 0u);
+  }
+}
+
+}  // namespace
+}  // namespace strata::memory
