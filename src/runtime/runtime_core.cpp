@@ -167,14 +167,14 @@ TaskHandle RuntimeCore::submit(TaskSpec&& spec, TaskFunction&& body) {
   }
   throttle_submission();
 
-  auto* task = new TaskState;
+  TaskState* task = TaskState::create();
   task->runtime = this;
   task->name = std::move(spec.name);
   task->id = next_task_id_.fetch_add(1, std::memory_order_relaxed);
   task->priority = spec.priority;
   task->body = std::move(body);
   task->bytes = spec.bytes;
-  task->candidates = std::move(spec.executors);
+  task->candidates.assign(spec.executors.begin(), spec.executors.end());
   task->executor = task->candidates.empty() ? cpu_ : task->candidates.front();
   task->retain();  // the handle's reference; the first one is held while in flight
   in_flight_.fetch_add(1, std::memory_order_seq_cst);
@@ -202,28 +202,29 @@ void RuntimeCore::add_edge(TaskState* predecessor, TaskState* successor) {
 }
 
 void RuntimeCore::register_accesses(TaskState* task, std::vector<DataAccess>& accesses) {
-  for (const DataAccess& access : accesses) {
-    auto same =
-        std::find_if(task->accesses.begin(), task->accesses.end(),
-                     [&](const DataAccess& seen) { return seen.data.id() == access.data.id(); });
+  for (DataAccess& access : accesses) {
+    auto same = std::find_if(
+        task->accesses.begin(), task->accesses.end(),
+        [&](const DataAccess& seen) { return seen.data.state_ == access.data.state_; });
     if (same == task->accesses.end()) {
-      task->accesses.push_back(access);
+      task->accesses.push_back(std::move(access));
     } else {
       same->mode = merge(same->mode, access.mode);
     }
   }
   if (task->bytes == 0) {
     for (const DataAccess& access : task->accesses)
-      task->bytes += access.data.bytes();
+      task->bytes += access.data.state_->bytes;
   }
-  std::vector<TaskState*> wait_for;
+  thread_local std::vector<TaskState*> to_follow;  // reused: registration never nests
+  to_follow.clear();
   {
     std::lock_guard guard(registration_lock_);
     for (const DataAccess& access : task->accesses) {
-      record_access(*access.data.state_, task, access.mode, wait_for);
+      record_access(*access.data.state_, task, access.mode, to_follow);
     }
   }
-  for (TaskState* predecessor : wait_for) {
+  for (TaskState* predecessor : to_follow) {
     add_edge(predecessor, task);
     predecessor->release();
   }
@@ -448,21 +449,20 @@ void RuntimeCore::unstage(TaskState* task) {
 void RuntimeCore::finish_one(TaskState* task, TaskStatus status,
                              std::shared_ptr<const FailureRecord> failure) {
   unstage(task);
-  std::vector<TaskState*> successors;
-  std::vector<std::function<void(const TaskHandle&)>> callbacks;
   {
     std::lock_guard guard(task->lock);
     if (failure) task->failure = std::move(failure);
     task->status.store(status, std::memory_order_release);
     task->closed = true;
-    successors.swap(task->successors);
-    callbacks.swap(task->callbacks);
   }
-  for (TaskState* successor : successors) {
+  // Closed: nobody adds successors or callbacks any more, so the lists are read without the lock.
+  for (TaskState* successor : task->successors) {
     if (status != TaskStatus::succeeded) poison(successor, task->failure);
     if (successor->unmet.fetch_sub(1, std::memory_order_acq_rel) == 1) make_ready(successor);
     successor->release();
   }
+  task->successors.clear();
+  auto& callbacks = task->callbacks;
   switch (status) {
     case TaskStatus::succeeded:
       succeeded_.fetch_add(1, std::memory_order_relaxed);
@@ -489,6 +489,7 @@ void RuntimeCore::finish_one(TaskState* task, TaskStatus status,
       }
     }
   }
+  callbacks.clear();
   task->accesses.clear();
   task->candidates.clear();
 
