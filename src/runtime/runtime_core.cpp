@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <thread>
+#include <utility>
 
 #include "strata/base/error.hpp"
 #include "strata/base/log.hpp"
@@ -361,7 +362,10 @@ void RuntimeCore::run(ReadyTask* task, Executor& executor, unsigned worker) {
   task->status.store(TaskStatus::running, std::memory_order_release);
   std::exception_ptr error;
   TaskContext context(task, worker);
-  const std::int64_t start = now_ns();
+  // Executors that time busy periods spare the clock reads here, unless a trace wants spans.
+  const bool per_task = !executor.accounts_busy_periods();
+  const bool tracing = tracer_.enabled();
+  const std::int64_t start = per_task || tracing ? now_ns() : 0;
   ++nesting;
   try {
     task->body(context);
@@ -369,17 +373,20 @@ void RuntimeCore::run(ReadyTask* task, Executor& executor, unsigned worker) {
     error = std::current_exception();
   }
   --nesting;
-  const std::int64_t end = now_ns();
+  const std::int64_t end = per_task || tracing ? now_ns() : 0;
   WorkerCounters& counters = executor.counters(worker);
-  if (nesting == 0) {
+  if (per_task && nesting == 0) {
     counters.busy_ns.fetch_add(static_cast<std::uint64_t>(end - start), std::memory_order_relaxed);
   }
-  counters.tasks.fetch_add(1, std::memory_order_relaxed);
-  if (tracer_.enabled())
-    tracer_.span(task->name, task->executor.index, worker, start, end, task->bytes);
+  counters.tasks.store(counters.tasks.load(std::memory_order_relaxed) + 1,
+                       std::memory_order_relaxed);  // only this worker writes it
+  if (tracing) tracer_.span(task->name, task->executor.index, worker, start, end, task->bytes);
   task->body.reset();
   if (!task->deferred) {
+    WorkerIdentity& me = current_worker();
+    const bool was_finishing = std::exchange(me.finishing, me.executor == &executor);
     complete(task, std::move(error));
+    me.finishing = was_finishing;
     return;
   }
   // The completion may already have fired on another thread; the reference taken by
@@ -580,7 +587,7 @@ RunSummary RuntimeCore::summary() const {
     const Executor& executor = *executors_[i];
     ExecutorSummary entry{executor.name(), executor.worker_count(), 0, 0, 0};
     for (unsigned w = 0; w < executor.worker_count(); ++w) {
-      entry.busy_seconds += static_cast<double>(executor.counters(w).busy_ns.load()) / 1e9;
+      entry.busy_seconds += static_cast<double>(executor.busy_ns(w)) / 1e9;
       entry.tasks += executor.counters(w).tasks.load();
     }
     if (summary.wall_seconds > 0) {
