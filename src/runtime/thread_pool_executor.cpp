@@ -36,13 +36,13 @@ std::uint64_t Executor::now_ns() {
 }
 
 // A sequence lock: the worker alone writes, and makes `version` odd while it does; a reader
-// retries until it read both fields under one even version.
+// retries until it read both fields under one even version. Fields are stored with release and
+// loaded with acquire, so a reader that sees a new field value also sees the odd version after it.
 void Executor::begin_busy(unsigned worker, std::uint64_t now) {
   WorkerCounters& c = counters_[worker];
   const std::uint32_t version = c.version.load(std::memory_order_relaxed);
   c.version.store(version + 1, std::memory_order_relaxed);
-  std::atomic_thread_fence(std::memory_order_release);
-  c.busy_since_ns.store(now, std::memory_order_relaxed);
+  c.busy_since_ns.store(now, std::memory_order_release);
   c.version.store(version + 2, std::memory_order_release);
 }
 
@@ -50,13 +50,12 @@ void Executor::end_busy(unsigned worker, std::uint64_t now) {
   WorkerCounters& c = counters_[worker];
   const std::uint32_t version = c.version.load(std::memory_order_relaxed);
   c.version.store(version + 1, std::memory_order_relaxed);
-  std::atomic_thread_fence(std::memory_order_release);
   const std::uint64_t since = c.busy_since_ns.load(std::memory_order_relaxed);
   if (since != 0 && now > since) {
     c.busy_ns.store(c.busy_ns.load(std::memory_order_relaxed) + (now - since),
-                    std::memory_order_relaxed);
+                    std::memory_order_release);
   }
-  c.busy_since_ns.store(0, std::memory_order_relaxed);
+  c.busy_since_ns.store(0, std::memory_order_release);
   c.version.store(version + 2, std::memory_order_release);
 }
 
@@ -64,9 +63,8 @@ std::uint64_t Executor::busy_ns(unsigned worker) const {
   const WorkerCounters& c = counters_[worker];
   while (true) {
     const std::uint32_t before = c.version.load(std::memory_order_acquire);
-    const std::uint64_t closed = c.busy_ns.load(std::memory_order_relaxed);
-    const std::uint64_t since = c.busy_since_ns.load(std::memory_order_relaxed);
-    std::atomic_thread_fence(std::memory_order_acquire);
+    const std::uint64_t closed = c.busy_ns.load(std::memory_order_acquire);
+    const std::uint64_t since = c.busy_since_ns.load(std::memory_order_acquire);
     if ((before & 1) == 0 && c.version.load(std::memory_order_relaxed) == before) {
       const std::uint64_t now = now_ns();
       return closed + (since != 0 && now > since ? now - since : 0);

@@ -62,7 +62,9 @@ class InjectionQueue {
   }
 
  private:
-  std::array<tbb::concurrent_queue<ReadyTask*>, priority_levels> levels_;
+  // std::allocator: its pages come from (sanitizer-visible) operator new, not oneTBB's allocator.
+  std::array<tbb::concurrent_queue<ReadyTask*, std::allocator<ReadyTask*>>, priority_levels>
+      levels_;
   std::array<std::atomic<std::uint32_t>, priority_levels> counts_{};
 };
 
