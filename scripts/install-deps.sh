@@ -7,9 +7,9 @@ packages=(
   # toolchain
   build-essential cmake ninja-build ccache pkg-config clang-format clang-tidy git
   # tests and benchmarks
-  libgtest-dev libgmock-dev libbenchmark-dev libtbb-dev libstarpu-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libstarpu-dev
   # base libraries
-  libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev libhwloc-dev libxxhash-dev
+  libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev libhwloc-dev libxxhash-dev libtbb-dev
   # optional components detected at configure time
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
   libopenmpi-dev openmpi-bin libhdf5-dev

@@ -42,14 +42,20 @@ void close_reduce_group(DataState& data) {
   data.last_write.swap(data.reducers);
 }
 
+// Drops finished readers once the list doubled since the last pruning: amortized O(1) per read,
+// in place (the order of readers does not matter).
 void prune_finished_readers(DataState& data) {
   if (data.readers.size() < data.prune_readers_at) return;
-  auto finished = std::stable_partition(data.readers.begin(), data.readers.end(),
-                                        [](TaskState* task) { return !finished_well(task); });
-  for (auto it = finished; it != data.readers.end(); ++it)
-    (*it)->release();
-  data.readers.erase(finished, data.readers.end());
-  data.prune_readers_at = std::max<std::size_t>(64, 2 * data.readers.size());
+  std::size_t kept = 0;
+  for (TaskState* task : data.readers) {
+    if (finished_well(task)) {
+      task->release();
+    } else {
+      data.readers[kept++] = task;
+    }
+  }
+  data.readers.resize(kept);
+  data.prune_readers_at = std::max<std::size_t>(64, 2 * kept);
 }
 
 }  // namespace

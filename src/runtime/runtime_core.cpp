@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <thread>
+#include <utility>
 
 #include "strata/base/error.hpp"
 #include "strata/base/log.hpp"
@@ -167,14 +168,14 @@ TaskHandle RuntimeCore::submit(TaskSpec&& spec, TaskFunction&& body) {
   }
   throttle_submission();
 
-  auto* task = new TaskState;
+  TaskState* task = TaskState::create();
   task->runtime = this;
   task->name = std::move(spec.name);
   task->id = next_task_id_.fetch_add(1, std::memory_order_relaxed);
   task->priority = spec.priority;
   task->body = std::move(body);
   task->bytes = spec.bytes;
-  task->candidates = std::move(spec.executors);
+  task->candidates.assign(spec.executors.begin(), spec.executors.end());
   task->executor = task->candidates.empty() ? cpu_ : task->candidates.front();
   task->retain();  // the handle's reference; the first one is held while in flight
   in_flight_.fetch_add(1, std::memory_order_seq_cst);
@@ -202,28 +203,29 @@ void RuntimeCore::add_edge(TaskState* predecessor, TaskState* successor) {
 }
 
 void RuntimeCore::register_accesses(TaskState* task, std::vector<DataAccess>& accesses) {
-  for (const DataAccess& access : accesses) {
-    auto same =
-        std::find_if(task->accesses.begin(), task->accesses.end(),
-                     [&](const DataAccess& seen) { return seen.data.id() == access.data.id(); });
+  for (DataAccess& access : accesses) {
+    auto same = std::find_if(
+        task->accesses.begin(), task->accesses.end(),
+        [&](const DataAccess& seen) { return seen.data.state_ == access.data.state_; });
     if (same == task->accesses.end()) {
-      task->accesses.push_back(access);
+      task->accesses.push_back(std::move(access));
     } else {
       same->mode = merge(same->mode, access.mode);
     }
   }
   if (task->bytes == 0) {
     for (const DataAccess& access : task->accesses)
-      task->bytes += access.data.bytes();
+      task->bytes += access.data.state_->bytes;
   }
-  std::vector<TaskState*> wait_for;
+  thread_local std::vector<TaskState*> to_follow;  // reused: registration never nests
+  to_follow.clear();
   {
     std::lock_guard guard(registration_lock_);
     for (const DataAccess& access : task->accesses) {
-      record_access(*access.data.state_, task, access.mode, wait_for);
+      record_access(*access.data.state_, task, access.mode, to_follow);
     }
   }
-  for (TaskState* predecessor : wait_for) {
+  for (TaskState* predecessor : to_follow) {
     add_edge(predecessor, task);
     predecessor->release();
   }
@@ -360,7 +362,10 @@ void RuntimeCore::run(ReadyTask* task, Executor& executor, unsigned worker) {
   task->status.store(TaskStatus::running, std::memory_order_release);
   std::exception_ptr error;
   TaskContext context(task, worker);
-  const std::int64_t start = now_ns();
+  // Executors that time busy periods spare the clock reads here, unless a trace wants spans.
+  const bool per_task = !executor.accounts_busy_periods();
+  const bool tracing = tracer_.enabled();
+  const std::int64_t start = per_task || tracing ? now_ns() : 0;
   ++nesting;
   try {
     task->body(context);
@@ -368,17 +373,20 @@ void RuntimeCore::run(ReadyTask* task, Executor& executor, unsigned worker) {
     error = std::current_exception();
   }
   --nesting;
-  const std::int64_t end = now_ns();
+  const std::int64_t end = per_task || tracing ? now_ns() : 0;
   WorkerCounters& counters = executor.counters(worker);
-  if (nesting == 0) {
+  if (per_task && nesting == 0) {
     counters.busy_ns.fetch_add(static_cast<std::uint64_t>(end - start), std::memory_order_relaxed);
   }
-  counters.tasks.fetch_add(1, std::memory_order_relaxed);
-  if (tracer_.enabled())
-    tracer_.span(task->name, task->executor.index, worker, start, end, task->bytes);
+  counters.tasks.store(counters.tasks.load(std::memory_order_relaxed) + 1,
+                       std::memory_order_relaxed);  // only this worker writes it
+  if (tracing) tracer_.span(task->name, task->executor.index, worker, start, end, task->bytes);
   task->body.reset();
   if (!task->deferred) {
+    WorkerIdentity& me = current_worker();
+    const bool was_finishing = std::exchange(me.finishing, me.executor == &executor);
     complete(task, std::move(error));
+    me.finishing = was_finishing;
     return;
   }
   // The completion may already have fired on another thread; the reference taken by
@@ -448,21 +456,20 @@ void RuntimeCore::unstage(TaskState* task) {
 void RuntimeCore::finish_one(TaskState* task, TaskStatus status,
                              std::shared_ptr<const FailureRecord> failure) {
   unstage(task);
-  std::vector<TaskState*> successors;
-  std::vector<std::function<void(const TaskHandle&)>> callbacks;
   {
     std::lock_guard guard(task->lock);
     if (failure) task->failure = std::move(failure);
     task->status.store(status, std::memory_order_release);
     task->closed = true;
-    successors.swap(task->successors);
-    callbacks.swap(task->callbacks);
   }
-  for (TaskState* successor : successors) {
+  // Closed: nobody adds successors or callbacks any more, so the lists are read without the lock.
+  for (TaskState* successor : task->successors) {
     if (status != TaskStatus::succeeded) poison(successor, task->failure);
     if (successor->unmet.fetch_sub(1, std::memory_order_acq_rel) == 1) make_ready(successor);
     successor->release();
   }
+  task->successors.clear();
+  auto& callbacks = task->callbacks;
   switch (status) {
     case TaskStatus::succeeded:
       succeeded_.fetch_add(1, std::memory_order_relaxed);
@@ -489,6 +496,7 @@ void RuntimeCore::finish_one(TaskState* task, TaskStatus status,
       }
     }
   }
+  callbacks.clear();
   task->accesses.clear();
   task->candidates.clear();
 
@@ -579,7 +587,7 @@ RunSummary RuntimeCore::summary() const {
     const Executor& executor = *executors_[i];
     ExecutorSummary entry{executor.name(), executor.worker_count(), 0, 0, 0};
     for (unsigned w = 0; w < executor.worker_count(); ++w) {
-      entry.busy_seconds += static_cast<double>(executor.counters(w).busy_ns.load()) / 1e9;
+      entry.busy_seconds += static_cast<double>(executor.busy_ns(w)) / 1e9;
       entry.tasks += executor.counters(w).tasks.load();
     }
     if (summary.wall_seconds > 0) {

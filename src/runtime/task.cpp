@@ -56,28 +56,28 @@ Priority priority_of(const ReadyTask& task) {
 
 // TaskSpec ------------------------------------------------------------------------------------
 
-TaskSpec& TaskSpec::on(ExecutorId executor) {
+TaskSpec& TaskSpec::on(ExecutorId executor) & {
   executors.push_back(executor);
   return *this;
 }
-TaskSpec& TaskSpec::with_priority(Priority level) {
+TaskSpec& TaskSpec::with_priority(Priority level) & {
   priority = level;
   return *this;
 }
-TaskSpec& TaskSpec::after(const TaskHandle& task) {
+TaskSpec& TaskSpec::after(const TaskHandle& task) & {
   if (task) predecessors.push_back(task);
   return *this;
 }
-TaskSpec& TaskSpec::after(const std::vector<TaskHandle>& tasks) {
+TaskSpec& TaskSpec::after(const std::vector<TaskHandle>& tasks) & {
   for (const auto& task : tasks)
     after(task);
   return *this;
 }
-TaskSpec& TaskSpec::access(const DataHandle& data, Access mode) {
+TaskSpec& TaskSpec::access(const DataHandle& data, Access mode) & {
   accesses.push_back({data, mode});
   return *this;
 }
-TaskSpec& TaskSpec::footprint(std::uint64_t staged_bytes) {
+TaskSpec& TaskSpec::footprint(std::uint64_t staged_bytes) & {
   bytes = staged_bytes;
   return *this;
 }

@@ -25,7 +25,12 @@ struct FailureRecord {
   bool cancelled = false;
 };
 
+// The runtime's record of one task. Records are recycled (create() / the last release()), so
+// their vectors keep their capacity from one task to the next.
 struct TaskState {
+  // A record in the state of a default-constructed TaskState.
+  static TaskState* create();
+
   // Lifetime: handles, the in-flight runtime, predecessor lists and data states each hold one.
   std::atomic<std::int32_t> references{1};
   // Unfinished predecessors, plus one held by submit() until all edges are added.
@@ -57,9 +62,13 @@ struct TaskState {
 
   void retain() { references.fetch_add(1, std::memory_order_relaxed); }
   void release() {
-    if (references.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+    if (references.fetch_sub(1, std::memory_order_acq_rel) == 1) recycle();
   }
   bool is_finished() const { return finished.load(std::memory_order_acquire) != 0; }
+
+ private:
+  // Resets every field and hands the record to the free list (deletes it under ASan).
+  void recycle();
 };
 
 }  // namespace strata::runtime::detail

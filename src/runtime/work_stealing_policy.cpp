@@ -1,5 +1,7 @@
 // Work-stealing scheduling policy: per-worker deques (newest first for the owner, oldest first
-// for thieves), one injection deque for tasks pushed from outside, priority levels first.
+// for thieves), one lock-free injection queue for tasks pushed from outside, priority levels first.
+
+#include <oneapi/tbb/concurrent_queue.h>
 
 #include <array>
 #include <atomic>
@@ -42,14 +44,41 @@ struct alignas(64) Lane {
   }
 };
 
+// A FIFO per priority level that any thread pushes to and pops from without a lock (tasks
+// submitted from threads outside the executor, where a mutex made submitter and workers collide).
+class InjectionQueue {
+ public:
+  void push(ReadyTask* task, int level) {
+    levels_[level].push(task);
+    counts_[level].fetch_add(1, std::memory_order_release);
+  }
+  // The oldest task of one level, or nullptr.
+  ReadyTask* take(int level) {
+    if (counts_[level].load(std::memory_order_acquire) == 0) return nullptr;
+    ReadyTask* task = nullptr;
+    if (!levels_[level].try_pop(task)) return nullptr;
+    counts_[level].fetch_sub(1, std::memory_order_relaxed);
+    return task;
+  }
+
+ private:
+  // std::allocator: its pages come from (sanitizer-visible) operator new, not oneTBB's allocator.
+  std::array<tbb::concurrent_queue<ReadyTask*, std::allocator<ReadyTask*>>, priority_levels>
+      levels_;
+  std::array<std::atomic<std::uint32_t>, priority_levels> counts_{};
+};
+
 class WorkStealingPolicy final : public SchedulingPolicy {
  public:
   void configure(unsigned workers) override { lanes_ = std::vector<Lane>(workers); }
 
   void push(ReadyTask* task, int worker) override {
     const int level = static_cast<int>(priority_of(*task));
-    Lane& lane = worker >= 0 ? lanes_[static_cast<unsigned>(worker)] : injected_;
-    lane.push(task, level);
+    if (worker >= 0) {
+      lanes_[static_cast<unsigned>(worker)].push(task, level);
+    } else {
+      injected_.push(task, level);
+    }
     size_.fetch_add(1, std::memory_order_seq_cst);
   }
 
@@ -58,7 +87,7 @@ class WorkStealingPolicy final : public SchedulingPolicy {
     const auto lanes = static_cast<unsigned>(lanes_.size());
     for (int level = priority_levels - 1; level >= 0; --level) {
       ReadyTask* task = lanes_[worker].take(level, true);
-      if (task == nullptr) task = injected_.take(level, false);
+      if (task == nullptr) task = injected_.take(level);
       for (unsigned step = 1; task == nullptr && step < lanes; ++step) {
         task = lanes_[(worker + step) % lanes].take(level, false);
       }
@@ -74,7 +103,7 @@ class WorkStealingPolicy final : public SchedulingPolicy {
 
  private:
   std::vector<Lane> lanes_;
-  Lane injected_;
+  InjectionQueue injected_;
   std::atomic<std::size_t> size_{0};
 };
 
@@ -88,7 +117,7 @@ class PriorityFifoPolicy final : public SchedulingPolicy {
   ReadyTask* pop(unsigned /*worker*/) override {
     if (size_.load(std::memory_order_seq_cst) == 0) return nullptr;
     for (int level = priority_levels - 1; level >= 0; --level) {
-      if (ReadyTask* task = queue_.take(level, false)) {
+      if (ReadyTask* task = queue_.take(level)) {
         size_.fetch_sub(1, std::memory_order_relaxed);
         return task;
       }
@@ -98,7 +127,7 @@ class PriorityFifoPolicy final : public SchedulingPolicy {
   std::size_t size() const override { return size_.load(std::memory_order_seq_cst); }
 
  private:
-  Lane queue_;
+  InjectionQueue queue_;
   std::atomic<std::size_t> size_{0};
 };
 

@@ -27,8 +27,10 @@ class TaskRunner {
 
 // Per-worker counters an executor keeps for the utilization summary.
 struct alignas(64) WorkerCounters {
-  std::atomic<std::uint64_t> busy_ns{0};
+  std::atomic<std::uint64_t> busy_ns{0};  // closed busy periods (or, per task, task run times)
   std::atomic<std::uint64_t> tasks{0};
+  std::atomic<std::uint64_t> busy_since_ns{0};  // start of the open busy period, 0 if none
+  std::atomic<std::uint32_t> version{0};        // odd while a busy period opens or closes
 };
 
 // Base of every executor. A subclass owns its threads (or device queues) and calls
@@ -57,15 +59,34 @@ class Executor {
   // Stops the workers after the queue drained; called once at runtime shutdown.
   virtual void stop() = 0;
 
+  // Busy time of `worker` so far, including a busy period still open.
+  std::uint64_t busy_ns(unsigned worker) const;
+  // Whether this executor accounts busy time per busy period (begin_busy / end_busy); if not,
+  // the runtime times every task it runs here.
+  bool accounts_busy_periods() const { return busy_periods_; }
+  // Nanoseconds on the steady clock, the time base of busy periods.
+  static std::uint64_t now_ns();
+
+ protected:
+  // For executors whose workers run tasks back to back: timing periods instead of single tasks
+  // spares the runtime two clock reads per task. Call once, from the constructor.
+  void account_busy_periods() { busy_periods_ = true; }
+  void begin_busy(unsigned worker, std::uint64_t now);
+  void end_busy(unsigned worker, std::uint64_t now);
+
  private:
   std::string name_;
   std::vector<WorkerCounters> counters_;
+  bool busy_periods_ = false;
 };
 
 // Which executor worker the calling thread is, if any.
 struct WorkerIdentity {
   Executor* executor = nullptr;
   unsigned worker = 0;
+  // Set by the runtime while this worker finishes a task: the worker takes its next task right
+  // after, so an executor need not wake another worker for the one task it readies then.
+  bool finishing = false;
 };
 WorkerIdentity& current_worker();
 

@@ -8,6 +8,7 @@
 #include <initializer_list>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "strata/base/error.hpp"
@@ -118,16 +119,31 @@ struct TaskSpec {
   TaskSpec() = default;
   explicit TaskSpec(std::string task_name) : name(std::move(task_name)) {}
 
-  TaskSpec& on(ExecutorId executor);
-  TaskSpec& with_priority(Priority level);
-  TaskSpec& after(const TaskHandle& task);
-  TaskSpec& after(const std::vector<TaskHandle>& tasks);
-  TaskSpec& access(const DataHandle& data, Access mode);
-  TaskSpec& reads(const DataHandle& data) { return access(data, Access::read); }
-  TaskSpec& writes(const DataHandle& data) { return access(data, Access::write); }
-  TaskSpec& updates(const DataHandle& data) { return access(data, Access::read_write); }
-  TaskSpec& reduces(const DataHandle& data) { return access(data, Access::reduce); }
-  TaskSpec& footprint(std::uint64_t staged_bytes);
+  // On a named spec the setters return it; on a temporary (TaskSpec("x").reads(d)) they return
+  // the temporary as an rvalue, so submit() moves it instead of copying.
+  TaskSpec& on(ExecutorId executor) &;
+  TaskSpec& with_priority(Priority level) &;
+  TaskSpec& after(const TaskHandle& task) &;
+  TaskSpec& after(const std::vector<TaskHandle>& tasks) &;
+  TaskSpec& access(const DataHandle& data, Access mode) &;
+  TaskSpec& reads(const DataHandle& data) & { return access(data, Access::read); }
+  TaskSpec& writes(const DataHandle& data) & { return access(data, Access::write); }
+  TaskSpec& updates(const DataHandle& data) & { return access(data, Access::read_write); }
+  TaskSpec& reduces(const DataHandle& data) & { return access(data, Access::reduce); }
+  TaskSpec& footprint(std::uint64_t staged_bytes) &;
+
+  TaskSpec&& on(ExecutorId executor) && { return std::move(on(executor)); }
+  TaskSpec&& with_priority(Priority level) && { return std::move(with_priority(level)); }
+  TaskSpec&& after(const TaskHandle& task) && { return std::move(after(task)); }
+  TaskSpec&& after(const std::vector<TaskHandle>& tasks) && { return std::move(after(tasks)); }
+  TaskSpec&& access(const DataHandle& data, Access mode) && {
+    return std::move(access(data, mode));
+  }
+  TaskSpec&& reads(const DataHandle& data) && { return std::move(reads(data)); }
+  TaskSpec&& writes(const DataHandle& data) && { return std::move(writes(data)); }
+  TaskSpec&& updates(const DataHandle& data) && { return std::move(updates(data)); }
+  TaskSpec&& reduces(const DataHandle& data) && { return std::move(reduces(data)); }
+  TaskSpec&& footprint(std::uint64_t staged_bytes) && { return std::move(footprint(staged_bytes)); }
 };
 
 // Finishes a task whose body handed completion to someone else (an asynchronous device copy,
