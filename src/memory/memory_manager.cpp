@@ -65,6 +65,13 @@ device::HostBuffer aligned_host_buffer(std::uint64_t bytes) {
   return device::HostBuffer(data, bytes, [](void* p) { std::free(p); });
 }
 
+// The configured spill root, else $TMPDIR, else /tmp.
+std::string spill_root_for(const MemoryOptions& options) {
+  if (!options.spill_root.empty()) return options.spill_root;
+  const char* tmpdir = std::getenv("TMPDIR");  // NOLINT(concurrency-mt-unsafe): read only
+  return tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp";
+}
+
 // Evicting a copy needs room one tier up, and there is none right now.
 struct NoRoomUpstream {};
 
@@ -87,7 +94,7 @@ MemoryManager::MemoryManager(const MemoryOptions& options,
   host->allocator = std::make_unique<RangeAllocator>(options.host_capacity, 256);
   spaces_.push_back(std::move(host));
 
-  spill_ = std::make_unique<SpillStore>(options.spill_root, options.spill_capacity);
+  spill_ = std::make_unique<SpillStore>(spill_root_for(options), options.spill_capacity);
   auto disk = std::make_unique<Space>();
   disk->stats =
       SpaceStats{"disk (" + spill_->directory() + ")", SpaceKind::disk, options.spill_capacity};

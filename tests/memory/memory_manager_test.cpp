@@ -237,3 +237,31 @@ TEST(MemoryOnEveryDevice, ChunksSurviveEvictionThroughEachBackend) {
 
 }  // namespace
 }  // namespace strata::memory
+
+namespace strata::memory {
+namespace {
+
+TEST(MemoryOptions, SpillDirectoryFollowsTmpdirUnlessConfigured) {
+  const std::filesystem::path root =
+      std::filesystem::temp_directory_path() / ("strata-tmpdir-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(root);
+  ::setenv("TMPDIR", root.c_str(), 1);
+  MemoryOptions options;
+  options.host_capacity = 4096;
+  {
+    MemoryManager manager(options, {});
+    EXPECT_NE(manager.stats().spaces[manager.disk().index].name.find(root.string()),
+              std::string::npos);
+  }
+  ::unsetenv("TMPDIR");
+  options.spill_root = root.string();
+  {
+    MemoryManager manager(options, {});
+    EXPECT_NE(manager.stats().spaces[manager.disk().index].name.find(root.string()),
+              std::string::npos);
+  }
+  std::filesystem::remove_all(root);
+}
+
+}  // namespace
+}  // namespace strata::memory

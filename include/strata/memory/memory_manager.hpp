@@ -41,7 +41,7 @@ enum class ChunkAccess : std::uint8_t { read, write, read_write };
 struct MemoryOptions {
   std::uint64_t host_capacity = 1ull << 30;
   std::uint64_t device_capacity = 0;  // per device; 0: 90% of the device's memory
-  std::string spill_root = "/tmp";    // where the per-process spill directory is created
+  std::string spill_root;             // where the spill directory goes; empty: $TMPDIR or /tmp
   std::uint64_t spill_capacity = 0;   // 0: bounded by the file system only
 };
 
