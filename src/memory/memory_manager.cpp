@@ -372,6 +372,7 @@ void MemoryManager::copy_between(ChunkId id, SpaceId from, SpaceId to,
   Space& src = *spaces_[from.index];
   Space& dst = *spaces_[to.index];
   auto* host_base = static_cast<std::byte*>(spaces_[host().index]->host.data());
+  const auto start = std::chrono::steady_clock::now();
   if (src.stats.kind == SpaceKind::host && dst.stats.kind == SpaceKind::disk) {
     spill_->write(id.index, std::span(host_base + source.offset, record.bytes));
   } else if (src.stats.kind == SpaceKind::disk && dst.stats.kind == SpaceKind::host) {
@@ -389,6 +390,19 @@ void MemoryManager::copy_between(ChunkId id, SpaceId from, SpaceId to,
                             dst.stats.name));
   }
   bytes_moved_[{from.index, to.index}] += record.bytes;
+  if (copy_observer_) {
+    copy_observer_(
+        CopyRecord{record.name, from, to, record.bytes, start, std::chrono::steady_clock::now()});
+  }
+}
+
+const std::string& MemoryManager::space_name(SpaceId space) const {
+  return spaces_.at(space.index)->stats.name;
+}
+
+void MemoryManager::set_copy_observer(std::function<void(const CopyRecord&)> observer) {
+  std::lock_guard guard(state_lock_);
+  copy_observer_ = std::move(observer);
 }
 
 void MemoryManager::drop_copy(ChunkId id, SpaceId space_id) {

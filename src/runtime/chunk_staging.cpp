@@ -18,12 +18,25 @@ memory::ChunkAccess chunk_access(Access access) {
   return memory::ChunkAccess::read_write;
 }
 
+// The executor whose task the staging thread is acquiring chunks for (copies are traced there).
+thread_local const ExecutorId* staging_for = nullptr;
+
 }  // namespace
 
-ChunkStaging::ChunkStaging(memory::MemoryManager& memory)
-    : memory_(memory), thread_([this] { serve(); }) {}
+ChunkStaging::ChunkStaging(memory::MemoryManager& memory, Runtime* runtime)
+    : memory_(memory), thread_([this] { serve(); }) {
+  if (runtime == nullptr) return;
+  memory_.set_copy_observer([this, runtime](const memory::CopyRecord& copy) {
+    if (staging_for == nullptr || !runtime->tracing()) return;
+    runtime->trace_memory_span(*staging_for,
+                               fmt::format("copy {} -> {}: {}", memory_.space_name(copy.from),
+                                           memory_.space_name(copy.to), copy.chunk),
+                               copy.start, copy.end, copy.bytes);
+  });
+}
 
 ChunkStaging::~ChunkStaging() {
+  memory_.set_copy_observer(nullptr);
   {
     std::lock_guard guard(lock_);
     stopping_ = true;
@@ -73,7 +86,8 @@ memory::ChunkView ChunkStaging::view(const TaskContext& task, const DataHandle& 
 void ChunkStaging::stage(const StagingRequest& request,
                          std::function<void(std::exception_ptr)> done) {
   std::unique_lock guard(lock_);
-  Pending pending{request.task_id, chunks_of(request), space_of(request.executor), std::move(done)};
+  Pending pending{request.task_id, request.executor, chunks_of(request), space_of(request.executor),
+                  std::move(done)};
   if (pending.chunks.empty()) {
     guard.unlock();
     pending.done(nullptr);
@@ -95,6 +109,7 @@ void ChunkStaging::serve() {
       queue_.pop_front();
     }
     std::exception_ptr error;
+    staging_for = &pending.executor;
     try {
       auto views = memory_.acquire(pending.chunks, pending.space);
       std::lock_guard guard(lock_);
@@ -102,6 +117,7 @@ void ChunkStaging::serve() {
     } catch (...) {
       error = std::current_exception();
     }
+    staging_for = nullptr;
     pending.done(error);
   }
 }

@@ -82,6 +82,18 @@ RunSummary Runtime::summary() const {
   return core_->summary();
 }
 
+bool Runtime::tracing() const {
+  return core_->tracer().enabled();
+}
+
+void Runtime::trace_memory_span(ExecutorId executor, const std::string& name,
+                                std::chrono::steady_clock::time_point start,
+                                std::chrono::steady_clock::time_point end, std::uint64_t bytes) {
+  if (!core_->tracer().enabled()) return;
+  core_->tracer().span(name, executor.index, detail::Tracer::memory_lane, core_->trace_ns(start),
+                       core_->trace_ns(end), bytes);
+}
+
 void Runtime::enable_tracing() {
   core_->tracer().enable();
 }

@@ -49,6 +49,10 @@ class RuntimeCore final : public TaskRunner {
   std::uint64_t in_flight() const { return in_flight_.load(std::memory_order_acquire); }
   RunSummary summary() const;
   Tracer& tracer() { return tracer_; }
+  // A steady-clock time as nanoseconds on the trace's time line.
+  std::int64_t trace_ns(std::chrono::steady_clock::time_point at) const {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(at - started_).count();
+  }
   void write_trace(const std::string& path) const;
 
   void run(ReadyTask* task, Executor& executor, unsigned worker) override;

@@ -65,6 +65,23 @@ void Tracer::write(const std::string& path, const std::vector<std::string>& exec
     }
   }
   std::lock_guard guard(buffers_lock_);
+  std::vector<bool> has_memory_lane(executor_names.size(), false);
+  for (const auto& buffer : buffers_) {
+    std::lock_guard buffer_guard(buffer->lock);
+    for (const Event& event : buffer->events) {
+      if (event.duration_ns >= 0 && event.worker == memory_lane &&
+          event.executor < has_memory_lane.size()) {
+        has_memory_lane[event.executor] = true;
+      }
+    }
+  }
+  for (std::size_t e = 0; e < executor_names.size(); ++e) {
+    if (!has_memory_lane[e]) continue;
+    fmt::print(file,
+               ",\n{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":{},\"args\":{{"
+               "\"name\":{}}}}}",
+               e * 1000 + memory_lane, quoted(executor_names[e] + "/memory"));
+  }
   for (const auto& buffer : buffers_) {
     std::lock_guard buffer_guard(buffer->lock);
     for (const Event& event : buffer->events) {

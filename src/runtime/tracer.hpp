@@ -24,6 +24,9 @@ class Tracer {
   // A task that ran on worker `worker` of executor `executor` from start_ns to end_ns.
   void span(const std::string& name, std::uint32_t executor, std::uint32_t worker,
             std::int64_t start_ns, std::int64_t end_ns, std::uint64_t bytes);
+  // The lane of an executor where memory-manager copies for its tasks appear.
+  static constexpr std::uint32_t memory_lane = 999;
+
   // A sample of a named counter.
   void counter(const char* name, std::int64_t at_ns, std::int64_t value);
 

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <numeric>
 
 #include "strata/runtime/device_executors.hpp"
@@ -56,7 +58,7 @@ struct Fixture {
     return o;
   }
   memory::MemoryManager memory{options(), devices};
-  ChunkStaging staging{memory};
+  ChunkStaging staging{memory, &rt};
   DeviceExecutors exec = add_device(rt, *gpu);
   Fixture() {
     rt.set_staging_hook(&staging);
@@ -129,6 +131,49 @@ TEST(ChunkStaging, ATaskNeedingMoreThanTheDeviceFailsWithTheOutOfMemoryReport) {
     EXPECT_NE(message.find("'huge'"), std::string::npos) << message;
   }
   EXPECT_FALSE(ran);
+}
+
+TEST(ChunkStaging, CopiesAppearInTheTraceOnTheTasksExecutor) {
+  Fixture f;
+  f.rt.enable_tracing();
+  auto kernel = f.gpu->compile(add_kernel());
+  std::vector<DataHandle> data;
+  data.reserve(16);               // tasks read their handle while later ones are added
+  for (int c = 0; c < 16; ++c) {  // 128 KiB through a 64 KiB device: fetches and evictions
+    std::vector<std::uint32_t> initial(values_per_chunk, 1);
+    const ChunkId chunk = f.memory.create_chunk("tile " + std::to_string(c), values_per_chunk * 4,
+                                                std::as_bytes(std::span(initial)));
+    data.push_back(f.rt.create_data("tile " + std::to_string(c), values_per_chunk * 4));
+    f.staging.bind(data.back(), chunk);
+    f.rt.submit(TaskSpec("add").on(f.exec.compute).updates(data.back()), [&, c](TaskContext& ctx) {
+      complete_when(
+          ctx, f.gpu->queue(QueueKind::compute)
+                   .launch(*kernel, LaunchGeometry{Dim3{values_per_chunk}},
+                           {KernelArg::value(values_per_chunk), KernelArg::value(std::uint32_t{1}),
+                            f.staging.view(ctx, data[c]).argument(ElementType::u32)}));
+    });
+  }
+  f.rt.wait_all();
+  const std::string path = ::testing::TempDir() + "chunk_staging_trace.json";
+  f.rt.write_trace(path);
+  std::ifstream in(path);
+  const auto trace = nlohmann::json::parse(in);
+  const int lane = static_cast<int>(f.exec.compute.index) * 1000 + 999;
+  int fetches = 0, evictions = 0;
+  bool lane_named = false;
+  for (const auto& event : trace["traceEvents"]) {
+    if (event["ph"] == "M" && event.value("tid", -1) == lane) {
+      lane_named = event["args"]["name"] == "cpu compute/memory";
+    }
+    if (event["ph"] != "X" || event.value("tid", -1) != lane) continue;
+    const std::string name = event["name"];
+    fetches += name.starts_with("copy host -> cpu: tile ");
+    evictions += name.starts_with("copy cpu -> host: tile ");
+    EXPECT_EQ(event["args"]["bytes"], values_per_chunk * 4);
+  }
+  EXPECT_TRUE(lane_named);
+  EXPECT_EQ(fetches, 16);
+  EXPECT_GT(evictions, 0);
 }
 
 }  // namespace

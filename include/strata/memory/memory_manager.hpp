@@ -3,8 +3,10 @@
 // readers shared and writers exclusive, all-or-none acquisition for a task, least-recently-used
 // eviction one tier up (device -> host -> disk), and statistics. Every front end uses it.
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <list>
 #include <map>
 #include <memory>
@@ -89,6 +91,16 @@ struct MemoryStats {
   std::string format() const;
 };
 
+// One copy the manager made: which chunk, between which spaces, when.
+struct CopyRecord {
+  std::string_view chunk;
+  SpaceId from;
+  SpaceId to;
+  std::uint64_t bytes = 0;
+  std::chrono::steady_clock::time_point start;
+  std::chrono::steady_clock::time_point end;
+};
+
 class MemoryManager {
  public:
   // Host and disk spaces, and one space per device (each with a pool of its capacity).
@@ -122,6 +134,10 @@ class MemoryManager {
   void read(ChunkId chunk, std::span<std::byte> out);
 
   MemoryStats stats() const;
+  const std::string& space_name(SpaceId space) const;
+  // Called after every copy between spaces (on the acquiring thread, under the manager's lock:
+  // keep it short), e.g. to put copies into a trace.
+  void set_copy_observer(std::function<void(const CopyRecord&)> observer);
 
  private:
   struct Space;
@@ -151,6 +167,7 @@ class MemoryManager {
   std::map<std::uint64_t, std::unique_ptr<Chunk>> chunks_;
   std::uint64_t next_chunk_ = 0;
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint64_t> bytes_moved_;
+  std::function<void(const CopyRecord&)> copy_observer_;
 
   std::mutex staging_lock_;  // one acquisition plans at a time (as one memory manager thread)
   mutable std::mutex state_lock_;

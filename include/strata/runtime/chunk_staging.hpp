@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "strata/memory/memory_manager.hpp"
+#include "strata/runtime/runtime.hpp"
 #include "strata/runtime/staging.hpp"
 
 namespace strata::runtime {
@@ -18,7 +19,9 @@ class ChunkStaging final : public StagingHook {
  public:
   // Acquisitions run on a staging thread of its own (the memory manager's thread in the
   // lightning paper), so neither submitters nor workers block on memory.
-  explicit ChunkStaging(memory::MemoryManager& memory);
+  // With `runtime`, the copies made for a task appear in its trace on the task's executor's
+  // memory lane ("copy host -> cuda:0: tile 7").
+  explicit ChunkStaging(memory::MemoryManager& memory, Runtime* runtime = nullptr);
   ~ChunkStaging() override;
   ChunkStaging(const ChunkStaging&) = delete;
   ChunkStaging& operator=(const ChunkStaging&) = delete;
@@ -37,6 +40,7 @@ class ChunkStaging final : public StagingHook {
  private:
   struct Pending {
     std::uint64_t task;
+    ExecutorId executor;
     std::vector<memory::ChunkRequest> chunks;
     memory::SpaceId space;
     std::function<void(std::exception_ptr)> done;

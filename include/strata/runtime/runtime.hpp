@@ -3,6 +3,7 @@
 // runtime orders conflicting accesses, stages data, runs tasks on per-resource executors and
 // reports failures, utilization and a trace.
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -58,6 +59,13 @@ class Runtime {
   RunSummary summary() const;
   // Starts recording per-task spans (also switched on by the `trace` setting).
   void enable_tracing();
+  // Whether spans are being recorded.
+  bool tracing() const;
+  // Records a span on `executor`'s memory lane of the trace (a copy the memory manager made for
+  // one of its tasks); nothing when not tracing.
+  void trace_memory_span(ExecutorId executor, const std::string& name,
+                         std::chrono::steady_clock::time_point start,
+                         std::chrono::steady_clock::time_point end, std::uint64_t bytes);
   // Writes recorded spans and counters as Chrome trace-event JSON (opens in Perfetto).
   void write_trace(const std::string& path) const;
 
