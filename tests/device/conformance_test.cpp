@@ -5,19 +5,22 @@
 
 #include <cmath>
 #include <numeric>
-#include <random>
 
 #include "conformance_kernels.hpp"
+#include "device_transfers.hpp"
 #include "strata/device/backends.hpp"
 
 namespace strata::device {
 namespace {
 
 using testing::block_sum_kernel;
+using testing::download;
 using testing::matmul_kernel;
 using testing::matmul_tile;
+using testing::random_floats;
 using testing::reduction_block;
 using testing::stencil_2d_kernel;
+using testing::upload;
 using testing::vector_add_kernel;
 
 DeviceSet& devices() {
@@ -27,34 +30,6 @@ DeviceSet& devices() {
     return discover_devices(config);
   }();
   return set;
-}
-
-template <typename T>
-DeviceBuffer upload(Device& device, const std::vector<T>& values) {
-  DeviceBuffer buffer = device.allocate(values.size() * sizeof(T));
-  device.queue(QueueKind::host_to_device)
-      .copy_to_device(buffer, 0, values.data(), values.size() * sizeof(T))
-      .wait();
-  return buffer;
-}
-
-template <typename T>
-std::vector<T> download(Device& device, const DeviceBuffer& buffer, std::size_t count,
-                        std::span<const Event> after) {
-  std::vector<T> values(count);
-  device.queue(QueueKind::device_to_host)
-      .copy_to_host(values.data(), buffer, 0, count * sizeof(T), after)
-      .wait();
-  return values;
-}
-
-std::vector<float> random_floats(std::size_t count, unsigned seed) {
-  std::mt19937 engine(seed);
-  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
-  std::vector<float> out(count);
-  for (auto& v : out)
-    v = value(engine);
-  return out;
 }
 
 TEST(Conformance, AtLeastTheCpuDeviceIsDiscovered) {

@@ -2,7 +2,6 @@
 // first CUDA device against a host reference. Label gpu: skipped without a CUDA device.
 
 #include <numeric>
-#include <random>
 
 #include "conformance_kernels.hpp"
 #include "gpu_device.hpp"
@@ -11,15 +10,6 @@ namespace strata::device {
 namespace {
 
 using namespace testing;
-
-std::vector<float> random_floats(std::size_t count, unsigned seed) {
-  std::mt19937 engine(seed);
-  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
-  std::vector<float> out(count);
-  for (auto& v : out)
-    v = value(engine);
-  return out;
-}
 
 Event run(const CompiledKernel& kernel, const LaunchGeometry& geometry, const KernelArgs& args) {
   return gpu().queue(QueueKind::compute).launch(kernel, geometry, args);

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "device_transfers.hpp"
 #include "strata/device/backends.hpp"
 
 namespace strata::device::testing {
@@ -26,25 +27,6 @@ inline std::string cuda_status() {
 
 inline Device& gpu() {
   return *cuda_devices().devices.front();
-}
-
-template <typename T>
-DeviceBuffer upload(Device& device, const std::vector<T>& values) {
-  DeviceBuffer buffer = device.allocate(values.size() * sizeof(T));
-  device.queue(QueueKind::host_to_device)
-      .copy_to_device(buffer, 0, values.data(), values.size() * sizeof(T))
-      .wait();
-  return buffer;
-}
-
-template <typename T>
-std::vector<T> download(Device& device, const DeviceBuffer& buffer, std::size_t count,
-                        std::span<const Event> after = {}) {
-  std::vector<T> values(count);
-  device.queue(QueueKind::device_to_host)
-      .copy_to_host(values.data(), buffer, 0, count * sizeof(T), after)
-      .wait();
-  return values;
 }
 
 }  // namespace strata::device::testing

@@ -6,11 +6,15 @@
 #include <thread>
 #include <vector>
 
+#include "device_transfers.hpp"
 #include "opencl_test_device.hpp"
 #include "strata/device/errors.hpp"
 
 namespace strata::device {
 namespace {
+
+using testing::download;
+using testing::upload;
 
 KernelDefinition add_kernel() {
   return KernelDefinition("add_one")
@@ -23,25 +27,6 @@ __kernel void add_one(uint n, __global const float* in, __global float* out) {
   if (i < n) out[i] = in[i] + 1.0f;
 }
 )");
-}
-
-template <typename T>
-DeviceBuffer upload(Device& device, const std::vector<T>& values) {
-  DeviceBuffer buffer = device.allocate(values.size() * sizeof(T));
-  device.queue(QueueKind::host_to_device)
-      .copy_to_device(buffer, 0, values.data(), values.size() * sizeof(T))
-      .wait();
-  return buffer;
-}
-
-template <typename T>
-std::vector<T> download(Device& device, const DeviceBuffer& buffer, std::size_t count,
-                        const Event& after = {}) {
-  std::vector<T> values(count);
-  device.queue(QueueKind::device_to_host)
-      .copy_to_host(values.data(), buffer, 0, count * sizeof(T), std::span(&after, 1))
-      .wait();
-  return values;
 }
 
 std::string refusal(Device& device, const CompiledKernel& kernel, const KernelArgs& args) {
@@ -104,7 +89,7 @@ TEST(OpenClLaunch, AlignedOffsetsBecomeSubBuffersOthersAreRefused) {
                    .launch(*kernel, LaunchGeometry{Dim3{count}, Dim3{0, 0, 0}, 1},
                            {KernelArg::value(count), KernelArg::array<float>(in, 256),
                             KernelArg::array<float>(out, 512)});
-  const auto result = download<float>(*opencl, out, n, done);
+  const auto result = download<float>(*opencl, out, n, std::span(&done, 1));
   for (std::uint32_t i = 0; i < n; ++i) {
     const float expected = i >= 512 && i < 512 + count ? static_cast<float>(i - 256) + 1.0f : -1.0f;
     ASSERT_EQ(result[i], expected) << "element " << i;
@@ -126,7 +111,7 @@ TEST(OpenClLaunch, GlobalSizesRoundUpToWholeBlocks) {
       device.queue(QueueKind::compute)
           .launch(*kernel, LaunchGeometry{Dim3{n}, Dim3{64}, 1},
                   {KernelArg::value(n), KernelArg::array<float>(in), KernelArg::array<float>(out)});
-  EXPECT_EQ(download<float>(device, out, n, done), std::vector<float>(n, 2.0f));
+  EXPECT_EQ(download<float>(device, out, n, std::span(&done, 1)), std::vector<float>(n, 2.0f));
   EXPECT_THROW(
       device.queue(QueueKind::compute)
           .launch(*kernel, LaunchGeometry{Dim3{n}, Dim3{64}, 4},
@@ -166,7 +151,7 @@ void stencil3(uint3 block, uint n, __global float* out, __global const float* in
                    .launch(*kernel, LaunchGeometry{Dim3{256}, Dim3{64}, 1},
                            {KernelArg::value(std::uint32_t{1024}), KernelArg::array<float>(out),
                             KernelArg::array<float>(in)});
-  const auto result = download<float>(device, out, 256, done);
+  const auto result = download<float>(device, out, 256, std::span(&done, 1));
   for (std::uint32_t k = 0; k < 256; ++k)
     ASSERT_EQ(result[k], 3.0f * static_cast<float>(256 + k)) << "local element " << k;
 }
@@ -193,7 +178,7 @@ void label(uint3 block, __global float* m) {
   Event done =
       device.queue(QueueKind::compute)
           .launch(*kernel, LaunchGeometry{Dim3{8, 8}, Dim3{4, 4}, 2}, {KernelArg::array<float>(m)});
-  const auto result = download<float>(device, m, 64, done);
+  const auto result = download<float>(device, m, 64, std::span(&done, 1));
   for (std::uint32_t r = 0; r < 8; ++r) {
     for (std::uint32_t c = 0; c < 8; ++c)
       ASSERT_EQ(result[r * 8 + c], static_cast<float>((8 + r) * 100 + 4 + c)) << r << "," << c;
