@@ -26,6 +26,7 @@ DeviceSet discover_devices(const Config& config, std::shared_ptr<BlockRunner> cp
   if (cpu.enabled) {
     set.devices.push_back(make_cpu_device(std::move(cpu_runner)));
     cpu.status = "1 device (kernels run on the CPU pool)";
+    cpu.devices = 1;
   } else {
     cpu.status = "not listed in the 'backends' setting";
   }
@@ -37,6 +38,7 @@ DeviceSet discover_devices(const Config& config, std::shared_ptr<BlockRunner> cp
       report.status = "not listed in the 'backends' setting";
     } else {
       auto found = find(config, set.cache, report.status);
+      report.devices = found.size();
       for (auto& device : found)
         set.devices.push_back(std::move(device));
     }

@@ -265,9 +265,11 @@ bool MemoryManager::allocate(ChunkId id, SpaceId space_id, std::unique_lock<std:
 bool MemoryManager::make_room(SpaceId space_id, std::unique_lock<std::mutex>& state) {
   // The least recently used unpinned copy goes; if it cannot move up (the tier above is full of
   // pinned chunks), the next one is tried.
-  Space& space = *spaces_[space_id.index];
-  const std::vector<std::uint64_t> candidates(space.lru.begin(), space.lru.end());
-  for (const std::uint64_t victim : candidates) {
+  // Evicting a copy erases only that copy from this list (the recursion for room one tier up
+  // works on the upper space's list), so stepping past it first keeps the iterator valid.
+  std::list<std::uint64_t>& lru = spaces_[space_id.index]->lru;
+  for (auto next = lru.begin(); next != lru.end();) {
+    const std::uint64_t victim = *next++;
     try {
       evict(ChunkId{victim}, space_id, state);
       return true;

@@ -17,9 +17,7 @@ BuildComponent optional_component(std::string name, bool found, const std::strin
 std::vector<BuildComponent> build_components(const std::vector<device::BackendReport>& devices) {
   std::vector<BuildComponent> components;
   for (const auto& report : devices) {
-    const bool usable = report.built && report.enabled &&
-                        report.status.find("device") != std::string::npos &&
-                        !report.status.starts_with("no ");
+    const bool usable = report.devices > 0;
     components.push_back({device::to_string(report.backend), report.built, usable,
                           (report.built ? "built; " : "") + report.status});
   }

@@ -26,9 +26,10 @@ std::shared_ptr<BlockRunner> default_block_runner();
 // What discovery found per backend, for `strata info` and for skipped tests.
 struct BackendReport {
   BackendKind backend;
-  bool built = false;    // compiled into this build
-  bool enabled = false;  // listed in the `backends` setting
-  std::string status;    // "2 devices", or why there are none
+  bool built = false;       // compiled into this build
+  bool enabled = false;     // listed in the `backends` setting
+  std::string status;       // "2 devices", or why there are none
+  std::size_t devices = 0;  // devices discovered
 };
 
 // Everything discovery produced.
