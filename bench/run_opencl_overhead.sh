@@ -20,23 +20,16 @@ cmd=("$build/bin/bench_opencl_overhead" --benchmark_repetitions=10
      --benchmark_format=json --benchmark_enable_random_interleaving=true --benchmark_min_time=1)
 command_line="cd ${root} && ${cmd[*]#"$root/"}"
 
-# CPU seconds all processes used so far, from /proc/stat.
-cpu_busy() { awk -v hz="$(getconf CLK_TCK)" '/^cpu /{print ($2+$3+$4+$7+$8)/hz}' /proc/stat; }
-
-# On 2 cores another busy process distorts the result: wait (up to 2 min) for 5 quiet seconds.
-for ((waited = 0; waited < 120; waited += 5)); do
-  b0=$(cpu_busy); sleep 5; b1=$(cpu_busy)
-  awk -v d="$(echo "$b1 - $b0" | bc)" 'BEGIN{exit !(d < 0.5)}' && break
-  echo "machine busy ($(echo "$b1 - $b0" | bc) CPU-s in 5 s), waiting" >&2
-done
+source "$root/bench/quiet_machine.sh"
+wait_quiet 120
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "running: ${command_line}" >&2
-busy0=$(cpu_busy)
+read -r busy0 _ < <(cpu_busy)
 wall0=$(date +%s.%N)
 TIMEFORMAT='%U %S'
 { time "${cmd[@]}" >"$results/opencl-overhead.json" 2>&3; } 3>&2 2>"$results/.times"
 wall=$(echo "$(date +%s.%N) - $wall0" | bc)
-busy1=$(cpu_busy)
+read -r busy1 _ < <(cpu_busy)
 read -r own_user own_sys <"$results/.times" && rm -f "$results/.times"
 other=$(echo "$busy1 - $busy0 - $own_user - $own_sys" | bc)
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)

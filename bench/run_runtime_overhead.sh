@@ -22,21 +22,12 @@ cmd=("$build/bin/bench_runtime_overhead" --benchmark_repetitions=10
      --benchmark_enable_random_interleaving=true --benchmark_min_time=2)
 command_line="cd ${root} && ${STARPU_SCHED:+STARPU_SCHED=$STARPU_SCHED }${cmd[*]#"$root/"}"
 
-# CPU seconds all processes used so far, and hypervisor steal, from /proc/stat.
-cpu_busy() { awk -v hz="$(getconf CLK_TCK)" '/^cpu /{print ($2+$3+$4+$7+$8)/hz, $9/hz}' /proc/stat; }
-
-# On 2 cores any other busy process distorts the result: wait (up to 10 min) for 5 quiet seconds,
-# run, and run again (up to 3 attempts) if other processes used over 5 % of one core meanwhile.
-wait_quiet() {
-  for ((waited = 0; waited < 600; waited += 5)); do
-    read -r b0 _ < <(cpu_busy); sleep 5; read -r b1 _ < <(cpu_busy)
-    awk -v d="$(echo "$b1 - $b0" | bc)" 'BEGIN{exit !(d < 0.5)}' && return
-    echo "machine busy ($(echo "$b1 - $b0" | bc) CPU-s in 5 s), waiting" >&2
-  done
-}
+source "$root/bench/quiet_machine.sh"
+# Wait (up to 10 min) for 5 quiet seconds, run, and run again (up to 3 attempts) if other
+# processes used over 5 % of one core meanwhile.
 attempts=${STRATA_BENCH_ATTEMPTS:-3}
 for ((attempt = 1; attempt <= attempts; attempt++)); do
-  wait_quiet
+  wait_quiet 600
   load_before=$(cut -d' ' -f1-3 /proc/loadavg)
   echo "attempt ${attempt}: ${command_line}  (load average before: ${load_before})" >&2
   read -r busy0 steal0 < <(cpu_busy)

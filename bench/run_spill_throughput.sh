@@ -26,23 +26,18 @@ cmd=("$build/bin/bench_spill_throughput" --dir "$dir" --chunk-mib 64 --chunks 16
      --repetitions "$repetitions")
 command_line="cd ${root} && ${cmd[*]#"$root/"}"
 
-# CPU seconds all processes used so far (user+nice+system+irq+softirq), from /proc/stat.
-cpu_busy() { awk -v hz="$(getconf CLK_TCK)" '/^cpu /{print ($2+$3+$4+$7+$8)/hz}' /proc/stat; }
-# Waits (up to STRATA_BENCH_QUIET_WAIT seconds, default 300) for 5 quiet seconds: other work
-# on 2 cores and one disk distorts the result.
-for ((waited = 0; waited < ${STRATA_BENCH_QUIET_WAIT:-300}; waited += 5)); do
-  b0=$(cpu_busy); sleep 5; b1=$(cpu_busy)
-  awk -v d="$(echo "$b1 - $b0" | bc)" 'BEGIN{exit !(d < 0.5)}' && break
-  echo "machine busy ($(echo "$b1 - $b0" | bc) CPU-s in 5 s), waiting" >&2
-done
+source "$root/bench/quiet_machine.sh"
+# Other work on 2 cores and one disk distorts the result (STRATA_BENCH_QUIET_WAIT, default 300 s).
+wait_quiet "${STRATA_BENCH_QUIET_WAIT:-300}"
 
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "running: ${command_line}" >&2
-busy0=$(cpu_busy)
+read -r busy0 _ < <(cpu_busy)
 TIMEFORMAT='%R %U %S'
 { time "${cmd[@]}" --samples "$samples" >"$results/.spill-raw.json" 2>&3; } 3>&2 2>"$results/.times"
 read -r wall own_user own_sys <"$results/.times" && rm -f "$results/.times"
-other=$(echo "$(cpu_busy) - $busy0 - $own_user - $own_sys" | bc)
+read -r busy1 _ < <(cpu_busy)
+other=$(echo "$busy1 - $busy0 - $own_user - $own_sys" | bc)
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # Compression speed and ratio of lz4 and zstd (level 1, their fastest useful levels) on the
