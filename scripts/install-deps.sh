@@ -9,7 +9,7 @@ packages=(
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev libstarpu-dev
   # base libraries
-  libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev libhwloc-dev libxxhash-dev libtbb-dev
+  libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev libhwloc-dev libxxhash-dev libtbb-dev libcereal-dev
   # optional components detected at configure time
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
   libopenmpi-dev openmpi-bin libhdf5-dev
