@@ -266,7 +266,7 @@ void RuntimeCore::make_ready(TaskState* task) {
       candidates.push_back(executors_[id.index].get());
     task->executor = task->candidates[placement_->choose(*task, candidates)];
   }
-  if (task->bytes > 0) {
+  if (task->bytes > 0 && executors_[task->executor.index]->bounded_lookahead()) {
     if (!budgets_[task->executor.index]->try_admit(task)) return;  // staged when budget frees
     task->staged = true;
   }

@@ -58,6 +58,10 @@ class Executor {
   virtual bool run_one(unsigned worker) = 0;
   // Stops the workers after the queue drained; called once at runtime shutdown.
   virtual void stop() = 0;
+  // Whether the staging budget bounds how far ahead this executor's tasks are staged. The
+  // network's are not: a staged receive waits for a peer, so a full window of them would keep
+  // back the sends the peers wait for.
+  virtual bool bounded_lookahead() const { return true; }
 
   // Busy time of `worker` so far, including a busy period still open.
   std::uint64_t busy_ns(unsigned worker) const;

@@ -1,0 +1,58 @@
+#pragma once
+// Program: one Strata program over a cluster. Every rank constructs it and defines the same
+// operations; run() then executes the user's main on rank 0 (the driver) while the other ranks
+// execute their part of the plans. Started plainly it is a cluster of one; started by
+// `mpirun -n N` (or `strata launch -n N`) its processes form a cluster.
+//
+// Failure: when any rank fails (a task throws, the rank aborts or is killed), the driver prints
+// which rank failed and its error and every rank exits non-zero — never a hang.
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "strata/base/config.hpp"
+#include "strata/cluster/driver.hpp"
+#include "strata/cluster/network.hpp"
+#include "strata/cluster/operation.hpp"
+#include "strata/memory/memory_manager.hpp"
+#include "strata/runtime/runtime.hpp"
+
+namespace strata::cluster {
+
+struct ProgramOptions {
+  Config config = Config::from_environment();
+  memory::MemoryOptions memory;
+  NetworkOptions network;
+};
+
+class Program {
+ public:
+  // Joins the MPI job when launched by one (MPI may remove its arguments from argc/argv).
+  Program(int& argc, char**& argv, ProgramOptions options = {});
+  ~Program();
+  Program(const Program&) = delete;
+  Program& operator=(const Program&) = delete;
+
+  int rank() const;
+  int size() const;
+  bool is_driver() const { return rank() == 0; }
+
+  // Defines an operation plans can run by name; call the same definitions on every rank.
+  void define(std::string name, Operation operation);
+
+  // Rank 0 runs `main` and then waits for every planned operation; the other ranks execute
+  // plans until the driver ends. Returns the process's exit status (0 on success); on a failure
+  // anywhere, prints it and ends every rank with a non-zero status.
+  int run(const std::function<void(Driver&)>& main);
+
+  Network& network();
+  runtime::Runtime& runtime();
+  memory::MemoryManager& memory();
+
+ private:
+  struct Parts;
+  std::unique_ptr<Parts> parts_;
+};
+
+}  // namespace strata::cluster

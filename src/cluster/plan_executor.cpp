@@ -1,0 +1,255 @@
+#include "plan_executor.hpp"
+
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "strata/base/error.hpp"
+#include "strata/cluster/message_kinds.hpp"
+
+namespace strata::cluster::detail {
+
+namespace {
+constexpr int driver_rank = 0;
+// Tasks touching one chunk copy are remembered for a later drop; finished ones are pruned then.
+constexpr std::size_t prune_users_above = 64;
+
+std::string error_text(const runtime::TaskHandle& task) {
+  try {
+    task.wait();
+  } catch (const runtime::TaskFailed& failed) {
+    try {
+      failed.rethrow_original();
+    } catch (const std::exception& original) {
+      return original.what();
+    } catch (...) {
+      return "unknown exception";
+    }
+  } catch (const std::exception& other) {
+    return other.what();
+  }
+  return "failed";
+}
+}  // namespace
+
+PlanExecutor::PlanExecutor(Network& network, runtime::Runtime& runtime,
+                           memory::MemoryManager& memory, runtime::ChunkStaging& staging,
+                           runtime::ExecutorId network_executor, const OperationTable& operations)
+    : network_(network),
+      runtime_(runtime),
+      memory_(memory),
+      staging_(staging),
+      network_executor_(network_executor),
+      operations_(operations),
+      thread_([this] { serve(); }) {}
+
+PlanExecutor::~PlanExecutor() {
+  {
+    std::lock_guard guard(lock_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  thread_.join();
+}
+
+void PlanExecutor::enqueue(Plan plan) {
+  {
+    std::lock_guard guard(lock_);
+    plans_.push_back(std::move(plan));
+  }
+  wake_.notify_one();
+}
+
+std::vector<std::byte> PlanExecutor::take_read_back(std::uint64_t op,
+                                                    const std::function<void()>& check) {
+  std::unique_lock guard(results_lock_);
+  while (!result_ready_.wait_for(guard, std::chrono::milliseconds(20),
+                                 [&] { return results_.count(op) != 0; })) {
+    guard.unlock();
+    check();
+    guard.lock();
+  }
+  std::vector<std::byte> bytes = std::move(results_[op]);
+  results_.erase(op);
+  return bytes;
+}
+
+void PlanExecutor::serve() {
+  for (;;) {
+    Plan plan;
+    {
+      std::unique_lock guard(lock_);
+      wake_.wait(guard, [&] { return stopping_ || !plans_.empty(); });
+      if (plans_.empty()) return;
+      plan = std::move(plans_.front());
+      plans_.pop_front();
+    }
+    for (const PlanOp& op : plan.ops) {
+      try {
+        submit(op);
+      } catch (const std::exception& error) {
+        // A plan this rank cannot carry out fails the program, like a failed task.
+        if (!failure_reported_.exchange(true)) {
+          network_.post_value(
+              driver_rank, kinds::failure,
+              FailureReport{"plan operation " + std::to_string(op.id), error.what()});
+        }
+      }
+    }
+  }
+}
+
+PlanExecutor::LocalChunk& PlanExecutor::local(const PlannedAccess& access) {
+  auto it = chunks_.find(access.chunk);
+  if (it != chunks_.end()) return it->second;
+  LocalChunk copy;
+  copy.bytes = access.bytes;
+  copy.chunk = memory_.create_chunk(access.name, access.bytes);
+  copy.data = runtime_.create_data(access.name, access.bytes);
+  staging_.bind(copy.data, copy.chunk);
+  return chunks_.emplace(access.chunk, std::move(copy)).first->second;
+}
+
+runtime::TaskHandle PlanExecutor::submit_task(runtime::TaskSpec spec, runtime::TaskFunction body,
+                                              const std::vector<LocalChunk*>& chunks) {
+  submitted_.fetch_add(1, std::memory_order_relaxed);
+  runtime::TaskHandle task = runtime_.submit(std::move(spec), std::move(body));
+  for (LocalChunk* chunk : chunks) {
+    if (chunk->users.size() > prune_users_above) {
+      std::erase_if(chunk->users, [](const runtime::TaskHandle& user) { return user.done(); });
+    }
+    chunk->users.push_back(task);
+  }
+  task.on_complete([this](const runtime::TaskHandle& done) { finished(done); });
+  return task;
+}
+
+void PlanExecutor::finished(const runtime::TaskHandle& task) {
+  if (task.status() == runtime::TaskStatus::failed && !failure_reported_.exchange(true)) {
+    network_.post_value(driver_rank, kinds::failure, FailureReport{task.name(), error_text(task)});
+  }
+  const std::uint64_t done = finished_.fetch_add(1, std::memory_order_acq_rel) + 1;
+  if (done == submitted_.load(std::memory_order_acquire)) {
+    network_.post_value(driver_rank, kinds::progress, Progress{done});
+  }
+}
+
+void PlanExecutor::submit(const PlanOp& op) {
+  switch (op.kind) {
+    case OpKind::execute: {
+      runtime::TaskSpec spec(op.operation);
+      std::vector<LocalChunk*> chunks;
+      for (const PlannedAccess& access : op.accesses) {
+        LocalChunk& chunk = local(access);
+        spec.access(chunk.data, access.mode);
+        chunks.push_back(&chunk);
+      }
+      std::vector<runtime::DataHandle> data;
+      for (LocalChunk* chunk : chunks)
+        data.push_back(chunk->data);
+      submit_task(
+          std::move(spec),
+          [this, name = op.operation, args = op.args,
+           data = std::move(data)](runtime::TaskContext& context) {
+            const Operation& operation = operations_.find(name);
+            std::vector<std::span<std::byte>> views;
+            for (const runtime::DataHandle& handle : data) {
+              memory::ChunkView view = staging_.view(context, handle);
+              views.emplace_back(static_cast<std::byte*>(view.host), view.bytes);
+            }
+            OperationContext operation_context(network_.rank(), name, args, std::move(views));
+            operation(operation_context);
+          },
+          chunks);
+      return;
+    }
+    case OpKind::send:
+    case OpKind::receive:
+      submit_transfer(op, op.kind == OpKind::send);
+      return;
+    case OpKind::drop: {
+      auto it = chunks_.find(op.accesses.at(0).chunk);
+      if (it == chunks_.end()) {
+        submit_task(runtime::TaskSpec("drop (no copy)"), [](runtime::TaskContext&) {}, {});
+        return;
+      }
+      // Later operations on the chunk get a fresh copy; this one goes once its users finished.
+      auto old = std::make_shared<LocalChunk>(std::move(it->second));
+      chunks_.erase(it);
+      runtime::TaskSpec spec("drop replica " + memory_.chunk_name(old->chunk));
+      spec.after(old->users);
+      submit_task(std::move(spec),
+                  [this, old](runtime::TaskContext&) {
+                    old->users.clear();
+                    memory_.destroy_chunk(old->chunk);
+                  },
+                  {});
+      return;
+    }
+    case OpKind::write_in: {
+      LocalChunk& chunk = local(op.accesses.at(0));
+      if (op.args.size() != chunk.bytes) {
+        throw Error("writing " + std::to_string(op.args.size()) + " bytes into chunk '" +
+                    op.accesses[0].name + "' of " + std::to_string(chunk.bytes) + " bytes");
+      }
+      submit_task(runtime::TaskSpec("write " + op.accesses[0].name).writes(chunk.data),
+                  [this, data = chunk.data, bytes = op.args](runtime::TaskContext& context) {
+                    memory::ChunkView view = staging_.view(context, data);
+                    std::memcpy(view.host, bytes.data(), bytes.size());
+                  },
+                  {&chunk});
+      return;
+    }
+    case OpKind::read_back: {
+      LocalChunk& chunk = local(op.accesses.at(0));
+      submit_task(runtime::TaskSpec("read back " + op.accesses[0].name).reads(chunk.data),
+                  [this, data = chunk.data, id = op.id](runtime::TaskContext& context) {
+                    memory::ChunkView view = staging_.view(context, data);
+                    const auto* begin = static_cast<const std::byte*>(view.host);
+                    {
+                      std::lock_guard guard(results_lock_);
+                      results_[id].assign(begin, begin + view.bytes);
+                    }
+                    result_ready_.notify_all();
+                  },
+                  {&chunk});
+      return;
+    }
+  }
+}
+
+void PlanExecutor::submit_transfer(const PlanOp& op, bool sending) {
+  LocalChunk& chunk = local(op.accesses.at(0));
+  const std::string name = (sending ? "send " : "receive ") + op.accesses[0].name +
+                           (sending ? " to rank " : " from rank ") + std::to_string(op.peer);
+  runtime::TaskSpec spec(name);
+  spec.on(network_executor_)
+      .access(chunk.data, sending ? runtime::Access::read : runtime::Access::write);
+  submit_task(std::move(spec),
+              [this, sending, name, data = chunk.data, peer = op.peer,
+               transfer = op.transfer](runtime::TaskContext& context) {
+                memory::ChunkView view = staging_.view(context, data);
+                auto completion =
+                    std::make_shared<runtime::DeferredCompletion>(context.defer_completion());
+                const auto start = std::chrono::steady_clock::now();
+                TransferDone done = [this, completion, name, start,
+                                     bytes = view.bytes](std::exception_ptr error) {
+                  runtime_.trace_memory_span(network_executor_, name, start,
+                                             std::chrono::steady_clock::now(), bytes);
+                  if (error) {
+                    completion->fail(error);
+                  } else {
+                    completion->complete();
+                  }
+                };
+                auto* bytes = static_cast<std::byte*>(view.host);
+                if (sending) {
+                  network_.send(peer, transfer, {bytes, view.bytes}, std::move(done));
+                } else {
+                  network_.receive(peer, transfer, {bytes, view.bytes}, std::move(done));
+                }
+              },
+              {&chunk});
+}
+
+}  // namespace strata::cluster::detail

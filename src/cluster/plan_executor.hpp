@@ -1,0 +1,81 @@
+#pragma once
+// PlanExecutor: a rank's side of planning. It turns the driver's plans into runtime tasks on
+// this rank (operations on the CPU pool, sends and receives on the network executor) backed by
+// chunks of the rank's memory manager, and reports progress and failures to the driver.
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "strata/cluster/network.hpp"
+#include "strata/cluster/operation.hpp"
+#include "strata/cluster/plan.hpp"
+#include "strata/memory/memory_manager.hpp"
+#include "strata/runtime/chunk_staging.hpp"
+#include "strata/runtime/runtime.hpp"
+
+namespace strata::cluster::detail {
+
+class PlanExecutor {
+ public:
+  PlanExecutor(Network& network, runtime::Runtime& runtime, memory::MemoryManager& memory,
+               runtime::ChunkStaging& staging, runtime::ExecutorId network_executor,
+               const OperationTable& operations);
+  // Waits for the plans taken so far to be submitted.
+  ~PlanExecutor();
+  PlanExecutor(const PlanExecutor&) = delete;
+  PlanExecutor& operator=(const PlanExecutor&) = delete;
+
+  // Takes a plan (from the network thread); its operations are submitted in order.
+  void enqueue(Plan plan);
+  // The bytes a read_back operation copied out; waits for them, calling `check` (which may
+  // throw, e.g. when a rank failed) now and then.
+  std::vector<std::byte> take_read_back(std::uint64_t op, const std::function<void()>& check);
+
+ private:
+  // This rank's copy of a distributed chunk.
+  struct LocalChunk {
+    runtime::DataHandle data;
+    memory::ChunkId chunk;
+    std::uint64_t bytes = 0;
+    std::vector<runtime::TaskHandle> users;  // tasks that touched this copy (for drop)
+  };
+  void serve();
+  void submit(const PlanOp& op);
+  LocalChunk& local(const PlannedAccess& access);
+  runtime::TaskHandle submit_task(runtime::TaskSpec spec, runtime::TaskFunction body,
+                                  const std::vector<LocalChunk*>& chunks);
+  void submit_transfer(const PlanOp& op, bool sending);
+  void finished(const runtime::TaskHandle& task);
+
+  Network& network_;
+  runtime::Runtime& runtime_;
+  memory::MemoryManager& memory_;
+  runtime::ChunkStaging& staging_;
+  runtime::ExecutorId network_executor_;
+  const OperationTable& operations_;
+
+  std::map<std::uint64_t, LocalChunk> chunks_;  // used by the plan thread only
+
+  std::atomic<std::uint64_t> submitted_{0};
+  std::atomic<std::uint64_t> finished_{0};
+  std::atomic<bool> failure_reported_{false};
+
+  std::mutex results_lock_;
+  std::condition_variable result_ready_;
+  std::map<std::uint64_t, std::vector<std::byte>> results_;
+
+  std::mutex lock_;
+  std::condition_variable wake_;
+  std::deque<Plan> plans_;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace strata::cluster::detail

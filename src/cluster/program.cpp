@@ -1,0 +1,165 @@
+#include "strata/cluster/program.hpp"
+
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <condition_variable>
+#include <csignal>
+#include <cstdio>
+#include <mutex>
+#include <thread>
+
+#include "plan_executor.hpp"
+#include "rank_census.hpp"
+#include "strata/cluster/message_kinds.hpp"
+#include "strata/runtime/chunk_staging.hpp"
+
+namespace strata::cluster {
+
+namespace {
+constexpr int failure_status = 1;
+// A failure the driver's main does not collect (it is busy elsewhere) still ends the job.
+constexpr auto unattended_failure_grace = std::chrono::seconds(3);
+
+void print_failure(const std::string& message) {
+  std::fprintf(stderr, "strata: %s\n", message.c_str());
+  std::fflush(stderr);
+}
+}  // namespace
+
+struct Program::Parts {
+  ProgramOptions options;
+  Network network;
+  OperationTable operations;
+  memory::MemoryManager memory;
+  runtime::ChunkStaging staging;
+  runtime::Runtime runtime;
+  runtime::ExecutorId network_executor;
+  detail::RankCensus census;
+  std::unique_ptr<detail::PlanExecutor> plans;
+  std::unique_ptr<Driver> driver;
+
+  std::mutex lock;
+  std::condition_variable changed;
+  bool shutdown = false;
+  bool aborting = false;
+
+  Parts(int* argc, char*** argv, ProgramOptions opts)
+      : options(std::move(opts)),
+        network(argc, argv, options.network),
+        memory(options.memory, {}),
+        staging(memory),
+        runtime(options.config),
+        network_executor(runtime.add_executor(network.make_executor())),
+        census(network) {
+    runtime.set_staging_hook(&staging);
+  }
+
+  ~Parts() {
+    // Tasks finish before the pieces they use go: the runtime first, then the plan thread.
+    try {
+      runtime.wait_all();
+    } catch (...) {
+    }
+    plans.reset();
+  }
+
+  [[noreturn]] void abort_job(const std::string& message) {
+    {
+      std::lock_guard guard(lock);
+      if (aborting) {
+        for (;;)
+          std::this_thread::sleep_for(std::chrono::seconds(1));
+      }
+      aborting = true;
+    }
+    print_failure(message);
+    network.abort(failure_status);
+  }
+};
+
+Program::Program(int& argc, char**& argv, ProgramOptions options)
+    : parts_(std::make_unique<Parts>(&argc, &argv, std::move(options))) {}
+
+Program::~Program() = default;
+
+int Program::rank() const {
+  return parts_->network.rank();
+}
+int Program::size() const {
+  return parts_->network.size();
+}
+Network& Program::network() {
+  return parts_->network;
+}
+runtime::Runtime& Program::runtime() {
+  return parts_->runtime;
+}
+memory::MemoryManager& Program::memory() {
+  return parts_->memory;
+}
+
+void Program::define(std::string name, Operation operation) {
+  parts_->operations.define(std::move(name), std::move(operation));
+}
+
+int Program::run(const std::function<void(Driver&)>& main) {
+  Parts& p = *parts_;
+  p.plans = std::make_unique<detail::PlanExecutor>(p.network, p.runtime, p.memory, p.staging,
+                                                   p.network_executor, p.operations);
+  p.network.on(kinds::plan, [&p](int, std::span<const std::byte> payload) {
+    p.plans->enqueue(decode<Plan>(payload, "a plan"));
+  });
+  p.network.on(kinds::shutdown, [&p](int, std::span<const std::byte>) {
+    {
+      std::lock_guard guard(p.lock);
+      p.shutdown = true;
+    }
+    p.changed.notify_all();
+  });
+
+  if (!is_driver()) {
+    p.census.report();
+    std::unique_lock guard(p.lock);
+    p.changed.wait(guard, [&] { return p.shutdown; });
+    return 0;
+  }
+
+  p.driver = std::make_unique<Driver>(p.network, *p.plans, p.operations);
+  Driver& driver = *p.driver;
+  p.census.collect();
+  p.network.on(kinds::progress, [&driver](int source, std::span<const std::byte> payload) {
+    driver.on_progress(source, decode<Progress>(payload, "a progress report"));
+  });
+  p.network.on(kinds::failure, [&p, &driver](int source, std::span<const std::byte> payload) {
+    const auto report = decode<FailureReport>(payload, "a failure report");
+    driver.on_failure(source, report);
+    if (p.network.size() == 1) return;
+    // The driver's main normally collects the failure at its next call; if it does not, the
+    // job still ends.
+    std::thread([&p, message = RankFailed(source, report.task, report.message)] {
+      std::this_thread::sleep_for(unattended_failure_grace);
+      p.abort_job(message.what());
+    }).detach();
+  });
+
+  try {
+    main(driver);
+    driver.wait_all();
+  } catch (const RankFailed& failed) {
+    if (size() > 1) p.abort_job(failed.what());
+    print_failure(failed.what());
+    return failure_status;
+  } catch (const std::exception& error) {
+    const std::string message = "rank 0 (driver) failed: " + std::string(error.what());
+    if (size() > 1) p.abort_job(message);
+    print_failure(message);
+    return failure_status;
+  }
+  for (int rank = 1; rank < size(); ++rank)
+    p.network.post(rank, kinds::shutdown, {});
+  return 0;
+}
+
+}  // namespace strata::cluster

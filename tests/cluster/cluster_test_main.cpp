@@ -1,0 +1,26 @@
+// Runs the cluster tests as one Strata program: every rank defines the test operations, rank 0
+// runs GoogleTest as the driver's main, the other ranks execute their plans. CTest starts it
+// plainly (a cluster of one) and under mpirun with 2 and 4 processes.
+
+#include <gtest/gtest.h>
+
+#include "cluster_test_support.hpp"
+
+namespace strata::cluster::testing {
+Driver* the_driver = nullptr;
+}  // namespace strata::cluster::testing
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  strata::cluster::ProgramOptions options;
+  options.memory.host_capacity = 64ull << 20;
+  options.network.piece_bytes = 4096;  // small pieces: every transfer here moves several
+  strata::cluster::Program program(argc, argv, options);
+  strata::cluster::testing::define_operations(program);
+  int tests = 0;
+  const int status = program.run([&](strata::cluster::Driver& driver) {
+    strata::cluster::testing::the_driver = &driver;
+    tests = RUN_ALL_TESTS();
+  });
+  return status != 0 ? status : tests;
+}

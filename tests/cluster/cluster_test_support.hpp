@@ -1,0 +1,35 @@
+#pragma once
+// Operations and helpers shared by the cluster tests: chunks of 64-bit words, written and mixed
+// by deterministic functions a test can recompute sequentially.
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "strata/cluster/program.hpp"
+
+namespace strata::cluster::testing {
+
+extern Driver* the_driver;
+
+// Arguments of the "mix" operation: the first chunk is written (or updated), the rest read.
+struct MixArgs {
+  std::uint64_t seed = 0;
+  bool update = false;  // the written chunk is also read (read_write)
+
+  template <class Archive>
+  void serialize(Archive& archive) {
+    archive(seed, update);
+  }
+};
+
+// word i of the output from the inputs' words (cycled) and the seed: what "mix" computes.
+void mix(std::span<std::uint64_t> out, const std::vector<std::span<const std::uint64_t>>& inputs,
+         const MixArgs& args);
+std::vector<std::byte> as_bytes(const std::vector<std::uint64_t>& words);
+std::vector<std::uint64_t> as_words(const std::vector<std::byte>& bytes);
+
+// Defines "fill" (chunk 0 := seed-derived words), "mix", and "fail" (throws) on every rank.
+void define_operations(Program& program);
+
+}  // namespace strata::cluster::testing
