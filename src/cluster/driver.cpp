@@ -182,19 +182,15 @@ void Driver::wait_all() {
 }
 
 void Driver::on_progress(int rank, const Progress& progress) {
-  {
-    std::lock_guard guard(lock_);
-    auto& finished = finished_.at(static_cast<std::size_t>(rank));
-    finished = std::max(finished, progress.finished);
-  }
+  std::lock_guard guard(lock_);
+  auto& finished = finished_.at(static_cast<std::size_t>(rank));
+  finished = std::max(finished, progress.finished);
   changed_.notify_all();
 }
 
 void Driver::on_failure(int rank, const FailureReport& report) {
-  {
-    std::lock_guard guard(lock_);
-    if (!failure_) failure_.emplace(rank, report.task, report.message);
-  }
+  std::lock_guard guard(lock_);
+  if (!failure_) failure_.emplace(rank, report.task, report.message);
   changed_.notify_all();
 }
 

@@ -95,13 +95,17 @@ Network::Network(int* argc, char*** argv, NetworkOptions options)
 }
 
 Network::~Network() {
+  stop();
+  link_.reset();
+}
+
+void Network::stop() {
   {
     std::lock_guard guard(lock_);
     stopping_ = true;
   }
   wake_.notify_all();
-  thread_.join();
-  link_.reset();
+  if (thread_.joinable()) thread_.join();
 }
 
 void Network::on(MessageKind kind, MessageHandler handler) {

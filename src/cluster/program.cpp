@@ -29,6 +29,12 @@ void print_failure(const std::string& message) {
 }  // namespace
 
 struct Program::Parts {
+  // Declared first, destroyed last: the network thread's handlers use them until it stops.
+  std::mutex lock;
+  std::condition_variable changed;
+  bool shutdown = false;
+  bool aborting = false;
+
   ProgramOptions options;
   Network network;
   OperationTable operations;
@@ -39,11 +45,6 @@ struct Program::Parts {
   detail::RankCensus census;
   std::unique_ptr<detail::PlanExecutor> plans;
   std::unique_ptr<Driver> driver;
-
-  std::mutex lock;
-  std::condition_variable changed;
-  bool shutdown = false;
-  bool aborting = false;
 
   Parts(int* argc, char*** argv, ProgramOptions opts)
       : options(std::move(opts)),
@@ -63,6 +64,8 @@ struct Program::Parts {
     } catch (...) {
     }
     plans.reset();
+    // No handler (they use the driver and the plans) runs once the network thread stopped.
+    network.stop();
   }
 
   [[noreturn]] void abort_job(const std::string& message) {
@@ -112,10 +115,8 @@ int Program::run(const std::function<void(Driver&)>& main) {
     p.plans->enqueue(decode<Plan>(payload, "a plan"));
   });
   p.network.on(kinds::shutdown, [&p](int, std::span<const std::byte>) {
-    {
-      std::lock_guard guard(p.lock);
-      p.shutdown = true;
-    }
+    std::lock_guard guard(p.lock);
+    p.shutdown = true;
     p.changed.notify_all();
   });
 

@@ -55,6 +55,9 @@ class Network {
   Network(const Network&) = delete;
   Network& operator=(const Network&) = delete;
 
+  // Finishes what is in flight and stops the thread: no handler runs after it returns.
+  void stop();
+
   int rank() const { return rank_; }
   int size() const { return size_; }
 

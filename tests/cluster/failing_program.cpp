@@ -1,0 +1,42 @@
+// A Strata program that fails on purpose, for the failure tests: the operation run on the rank
+// given by the second argument throws ("throw"), kills its own process ("kill") or aborts
+// ("abort"), while the other ranks work. Every rank must end non-zero, promptly, and the driver
+// must say which rank failed.
+
+#include <csignal>
+#include <cstdlib>
+#include <iostream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include "strata/cluster/program.hpp"
+
+int main(int argc, char** argv) {
+  strata::cluster::Program program(argc, argv);
+  if (argc != 3) {
+    std::cerr << "usage: failing_program throw|kill|abort RANK\n";
+    return 2;
+  }
+  const std::string how = argv[1];
+  const int failing_rank = std::stoi(argv[2]);
+  program.define("work", [](strata::cluster::OperationContext&) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  });
+  program.define("fail", [how](strata::cluster::OperationContext& context) {
+    if (how == "kill") std::raise(SIGKILL);
+    if (how == "abort") std::abort();
+    throw std::runtime_error("planted failure on rank " + std::to_string(context.rank()));
+  });
+  return program.run([&](strata::cluster::Driver& driver) {
+    for (int round = 0; round < 20; ++round) {
+      for (int rank = 0; rank < driver.size(); ++rank)
+        driver.run(rank, "work", {});
+    }
+    driver.run(failing_rank % driver.size(), "fail", {});
+    for (int rank = 0; rank < driver.size(); ++rank)
+      driver.run(rank, "work", {});
+    driver.wait_all();
+    std::cout << "not reached: the failure was lost\n";
+  });
+}
