@@ -201,18 +201,15 @@ NetworkStats Network::stats() const {
 }
 
 void Network::deliver(int source, MessageKind kind, std::span<const std::byte> payload) {
-  MessageHandler handler;
-  {
-    std::lock_guard guard(handlers_lock_);
-    auto it = handlers_.find(kind);
-    if (it == handlers_.end()) {
-      held_[kind].emplace_back(source, std::vector<std::byte>(payload.begin(), payload.end()));
-      return;
-    }
-    handler = it->second;
+  // The handler runs under the lock, so once on() replaced it the old one runs no more.
+  std::lock_guard guard(handlers_lock_);
+  auto it = handlers_.find(kind);
+  if (it == handlers_.end()) {
+    held_[kind].emplace_back(source, std::vector<std::byte>(payload.begin(), payload.end()));
+    return;
   }
   messages_received_.fetch_add(1, std::memory_order_relaxed);
-  handler(source, payload);
+  it->second(source, payload);
 }
 
 bool Network::execute(Command& command) {

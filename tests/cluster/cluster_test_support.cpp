@@ -1,8 +1,14 @@
 #include "cluster_test_support.hpp"
 
+#include <chrono>
+#include <cstdio>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 #include <string>
+#include <thread>
+
+#include "strata/cluster/work_stealing.hpp"
 
 namespace strata::cluster::testing {
 
@@ -54,6 +60,45 @@ void define_operations(Program& program) {
       inputs.push_back(context.chunk_as<std::uint64_t>(i));
     }
     mix(context.chunk_as<std::uint64_t>(0), inputs, args);
+  });
+  // One round of stealing over ranges of units: a worker splits its range in halves, keeps
+  // one and pushes the other, until a range is small enough to do. Rank 0, where all work
+  // starts, is slow (the whole round alone would take it 0.4 s), so the others steal.
+  auto pool = std::make_shared<WorkStealing>(program.network(), 2, steal_units);
+  program.define("steal_round", [pool](OperationContext& context) {
+    auto result = context.chunk(0);
+    std::memset(result.data(), 0, result.size());
+    if (context.rank() == 0) {
+      pool->push(0, StealableWork{steal_units, "0 " + std::to_string(steal_units)});
+    }
+    const std::uint64_t unit_micros = context.rank() == 0 ? 20 : 1;
+    auto work = [&](unsigned worker) {
+      while (auto piece = pool->take(worker)) {
+        std::uint64_t lo = 0;
+        std::uint64_t hi = 0;
+        std::sscanf(piece->payload.c_str(), "%lu %lu", &lo, &hi);
+        while (hi - lo > 64) {
+          const std::uint64_t mid = lo + (hi - lo) / 2;
+          pool->push(worker,
+                     StealableWork{hi - mid, std::to_string(mid) + " " + std::to_string(hi)});
+          hi = mid;
+        }
+        const auto busy_until =
+            std::chrono::steady_clock::now() + std::chrono::microseconds((hi - lo) * unit_micros);
+        while (std::chrono::steady_clock::now() < busy_until) {
+        }
+        for (std::uint64_t unit = lo; unit < hi; ++unit) {
+          result[unit] =
+              std::byte{static_cast<unsigned char>(std::to_integer<int>(result[unit]) + 1)};
+        }
+        pool->finished(hi - lo);
+      }
+    };
+    std::thread helper(work, 1);
+    work(0);
+    helper.join();
+    const std::uint64_t remote = pool->stats().remote_steals;
+    std::memcpy(result.data() + steal_units, &remote, sizeof remote);
   });
   program.define("fail", [](OperationContext& context) {
     throw std::runtime_error("planted failure on rank " + std::to_string(context.rank()));

@@ -29,7 +29,13 @@ void mix(std::span<std::uint64_t> out, const std::vector<std::span<const std::ui
 std::vector<std::byte> as_bytes(const std::vector<std::uint64_t>& words);
 std::vector<std::uint64_t> as_words(const std::vector<std::byte>& bytes);
 
-// Defines "fill" (chunk 0 := seed-derived words), "mix", and "fail" (throws) on every rank.
+// The stealing round "steal_round" runs on every rank: units 0..steal_units-1, all starting on
+// rank 0. Its chunk receives one count byte per unit, then the rank's remote steals (8 bytes).
+inline constexpr std::uint64_t steal_units = 20000;
+inline constexpr std::uint64_t steal_result_bytes = steal_units + 8;
+
+// Defines "fill" (chunk 0 := seed-derived words), "mix", "fail" (throws) and "steal_round" on
+// every rank.
 void define_operations(Program& program);
 
 }  // namespace strata::cluster::testing

@@ -61,7 +61,8 @@ class Network {
   int rank() const { return rank_; }
   int size() const { return size_; }
 
-  // Registers the handler of `kind`; messages that arrived before it are delivered to it then.
+  // Registers (or replaces) the handler of `kind`; messages that arrived before it are delivered
+  // to it then. Once on() returns, a replaced handler is not running and never runs again.
   void on(MessageKind kind, MessageHandler handler);
   // Sends a control message (to this rank too); from any thread, never blocks.
   void post(int destination, MessageKind kind, std::vector<std::byte> payload);
@@ -110,7 +111,7 @@ class Network {
   runtime::TaskRunner* runner_ = nullptr;
   Executor* executor_ = nullptr;
 
-  std::mutex handlers_lock_;
+  std::recursive_mutex handlers_lock_;  // held while a handler runs (it may call on())
   std::map<MessageKind, MessageHandler> handlers_;
   std::map<MessageKind, std::vector<std::pair<int, std::vector<std::byte>>>> held_;
 
