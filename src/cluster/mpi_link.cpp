@@ -18,10 +18,19 @@ int count_of(std::size_t bytes) {
 }  // namespace
 
 MpiLink::MpiLink(int* argc, char*** argv) {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
   int provided = 0;
-  MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided);
+  if (initialized != 0) {
+    // A program that initialized MPI itself keeps it (and finalizes it); its own MPI calls must
+    // not overlap the network thread's.
+    MPI_Query_thread(&provided);
+  } else {
+    MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided);
+    owns_mpi_ = true;
+  }
   if (provided < MPI_THREAD_SERIALIZED) {
-    MPI_Finalize();
+    if (owns_mpi_) MPI_Finalize();
     throw Error("the MPI library does not provide MPI_THREAD_SERIALIZED (provided level " +
                 std::to_string(provided) + ")");
   }
@@ -42,7 +51,7 @@ MpiLink::~MpiLink() {
   }
   MPI_Comm_free(&control_);
   MPI_Comm_free(&bulk_);
-  MPI_Finalize();
+  if (owns_mpi_) MPI_Finalize();
 }
 
 std::uint64_t MpiLink::track(MPI_Request request) {

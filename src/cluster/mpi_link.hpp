@@ -1,6 +1,7 @@
 #pragma once
 // MpiLink: the transport of a process started by an MPI launcher (Open MPI's mpirun, srun).
-// MPI is initialized with MPI_THREAD_SERIALIZED: the network thread makes every call after init.
+// MPI is initialized with MPI_THREAD_SERIALIZED (unless the program did so already): the network
+// thread makes every call after init.
 
 #include <mpi.h>
 
@@ -11,7 +12,7 @@ namespace strata::cluster::detail {
 class MpiLink final : public Link {
  public:
   MpiLink(int* argc, char*** argv);
-  ~MpiLink() override;  // MPI_Finalize
+  ~MpiLink() override;  // MPI_Finalize, if this link initialized MPI
 
   int rank() const override { return rank_; }
   int size() const override { return size_; }
@@ -29,6 +30,7 @@ class MpiLink final : public Link {
   MPI_Comm comm(Channel channel) const { return channel == Channel::control ? control_ : bulk_; }
   std::uint64_t track(MPI_Request request);
 
+  bool owns_mpi_ = false;
   int rank_ = 0;
   int size_ = 1;
   int max_tag_ = 32767;

@@ -1,0 +1,187 @@
+// Chunk transfers between two ranks against a raw MPI ping-pong in the same run, and the control
+// round trip against a raw 8-byte MPI ping-pong. Run with exactly two ranks (mpirun -n 2).
+//
+// Raw: MPI_Send/MPI_Recv ping-pong on the main thread, before and after the Strata phase (MPI is
+// initialized by this program, so the Strata network thread is not running then).
+// Strata: a chunk of SIZE bytes bounces between the ranks: the driver plans a read-write operation
+// on rank 1, then on rank 0, and so on; each plans a matched send/receive of the chunk (the other
+// rank's copy is then dropped). Bandwidth = bytes moved / time for all steps.
+// Control: rank 0 posts a message; rank 1's handler answers; rank 0 waits for the answer.
+// Prints one JSON object on rank 0.
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "strata/cluster/message_kinds.hpp"
+#include "strata/cluster/program.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using strata::cluster::Driver;
+using strata::cluster::MessageKind;
+
+constexpr MessageKind ping_kind = strata::cluster::kinds::user_kinds;
+constexpr MessageKind pong_kind = strata::cluster::kinds::user_kinds + 1;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+int steps_for(std::uint64_t bytes) {
+  return bytes >= (64u << 20) ? 8 : 50;
+}
+
+// One-way bandwidth of a ping-pong of `bytes` (bytes/s): 2 messages per round trip.
+double raw_bandwidth(int rank, std::uint64_t bytes, std::vector<char>& buffer) {
+  const int rounds = steps_for(bytes) / 2;
+  const int other = 1 - rank;
+  const int count = static_cast<int>(bytes);
+  MPI_Barrier(MPI_COMM_WORLD);
+  const auto start = Clock::now();
+  for (int i = 0; i < rounds; ++i) {
+    if (rank == 0) {
+      MPI_Send(buffer.data(), count, MPI_BYTE, other, 0, MPI_COMM_WORLD);
+      MPI_Recv(buffer.data(), count, MPI_BYTE, other, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else {
+      MPI_Recv(buffer.data(), count, MPI_BYTE, other, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Send(buffer.data(), count, MPI_BYTE, other, 0, MPI_COMM_WORLD);
+    }
+  }
+  return 2.0 * rounds * static_cast<double>(bytes) / seconds_since(start);
+}
+
+// Round-trip time of an 8-byte ping-pong (seconds).
+double raw_round_trip(int rank, int rounds) {
+  char byte[8] = {};
+  const int other = 1 - rank;
+  MPI_Barrier(MPI_COMM_WORLD);
+  const auto start = Clock::now();
+  for (int i = 0; i < rounds; ++i) {
+    if (rank == 0) {
+      MPI_Send(byte, 8, MPI_BYTE, other, 1, MPI_COMM_WORLD);
+      MPI_Recv(byte, 8, MPI_BYTE, other, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else {
+      MPI_Recv(byte, 8, MPI_BYTE, other, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Send(byte, 8, MPI_BYTE, other, 1, MPI_COMM_WORLD);
+    }
+  }
+  return seconds_since(start) / rounds;
+}
+
+std::string json_list(const std::vector<double>& values) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    out += (i ? ", " : "") + std::to_string(values[i]);
+  }
+  return out + "]";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
+  int rank = 0;
+  int size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size != 2) {
+    if (rank == 0) std::fprintf(stderr, "cluster_transfer: run with exactly 2 ranks\n");
+    MPI_Finalize();
+    return 2;
+  }
+  int repetitions = 7;
+  std::uint64_t piece_mib = 8;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i];
+    if (flag == "--repetitions") repetitions = std::atoi(argv[i + 1]);
+    if (flag == "--piece-mib") piece_mib = std::strtoull(argv[i + 1], nullptr, 10);
+  }
+  const std::vector<std::uint64_t> sizes{4ull << 20, 64ull << 20};
+  constexpr int latency_rounds = 2000;
+
+  std::map<std::string, std::vector<double>> results;  // name -> one value per repetition
+  std::vector<char> buffer(sizes.back(), 1);
+  auto raw_phase = [&](int reps) {
+    for (int r = 0; r < reps; ++r) {
+      for (std::uint64_t bytes : sizes) {
+        results["raw_" + std::to_string(bytes >> 20) + "MiB"].push_back(
+            raw_bandwidth(rank, bytes, buffer));
+      }
+      results["raw_round_trip"].push_back(raw_round_trip(rank, latency_rounds));
+    }
+  };
+  raw_phase((repetitions + 1) / 2);
+
+  {
+    strata::cluster::ProgramOptions options;
+    options.memory.host_capacity = 1ull << 30;
+    options.network.piece_bytes = piece_mib << 20;
+    strata::cluster::Program program(argc, argv, options);
+    program.define("touch", [](strata::cluster::OperationContext& context) {
+      context.chunk(0)[0] = std::byte{static_cast<unsigned char>(context.rank())};
+    });
+    std::mutex lock;
+    std::condition_variable answered;
+    bool pong = false;
+    strata::cluster::Network& network = program.network();
+    network.on(ping_kind, [&network](int source, std::span<const std::byte>) {
+      network.post(source, pong_kind, {});
+    });
+    network.on(pong_kind, [&](int, std::span<const std::byte>) {
+      std::lock_guard guard(lock);
+      pong = true;
+      answered.notify_all();
+    });
+    const int status = program.run([&](Driver& driver) {
+      for (int r = 0; r < repetitions; ++r) {
+        for (std::uint64_t bytes : sizes) {
+          auto chunk = driver.create_chunk("bounce", bytes, 0);
+          driver.write(chunk, std::vector<std::byte>(bytes, std::byte{1}));
+          driver.wait_all();
+          const int steps = steps_for(bytes);
+          const auto start = Clock::now();
+          for (int s = 0; s < steps; ++s) {
+            driver.run(s % 2 == 0 ? 1 : 0, "touch", {{chunk, strata::runtime::Access::read_write}});
+          }
+          driver.wait_all();
+          results["strata_" + std::to_string(bytes >> 20) + "MiB"].push_back(
+              static_cast<double>(steps) * static_cast<double>(bytes) / seconds_since(start));
+        }
+        const auto start = Clock::now();
+        for (int i = 0; i < latency_rounds; ++i) {
+          network.post(1, ping_kind, {});
+          std::unique_lock guard(lock);
+          answered.wait(guard, [&] { return pong; });
+          pong = false;
+        }
+        results["strata_round_trip"].push_back(seconds_since(start) / latency_rounds);
+      }
+    });
+    if (status != 0) {
+      MPI_Abort(MPI_COMM_WORLD, status);
+    }
+  }
+
+  raw_phase(repetitions / 2);
+  if (rank == 0) {
+    std::printf("{\"repetitions\": %d, \"piece_bytes\": %llu, \"latency_rounds\": %d", repetitions,
+                static_cast<unsigned long long>(piece_mib << 20), latency_rounds);
+    for (const auto& [name, values] : results) {
+      std::printf(", \"%s\": %s", name.c_str(), json_list(values).c_str());
+    }
+    std::printf("}\n");
+  }
+  MPI_Finalize();
+  return 0;
+}
