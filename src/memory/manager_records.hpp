@@ -90,7 +90,7 @@ class MemoryManager::Actions {
   Actions& operator=(const Actions&) = delete;
   ~Actions() { run(); }
   void add(std::function<void()> action) { actions_.push_back(std::move(action)); }
-  // Runs the actions (and any they add meanwhile are not expected: each gets its own Actions).
+  // Runs the actions, and those that other Actions on this thread add while they run.
   void run() noexcept;
 
  private:

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <future>
 
 #include "io_threads.hpp"
@@ -48,14 +49,32 @@ std::string spill_root_for(const MemoryOptions& options) {
 }  // namespace
 
 void MemoryManager::Actions::run() noexcept {
-  for (std::size_t i = 0; i < actions_.size(); ++i) {
+  // An action may complete events at once, whose callbacks plan more work and run their own
+  // actions: on this thread those join the outermost run's queue instead of nesting, so a long
+  // chain of copies that complete at once cannot overflow the stack.
+  thread_local std::deque<std::function<void()>>* outer = nullptr;
+  if (outer != nullptr) {
+    for (auto& action : actions_)
+      outer->push_back(std::move(action));
+    actions_.clear();
+    return;
+  }
+  std::deque<std::function<void()>> queue(std::make_move_iterator(actions_.begin()),
+                                          std::make_move_iterator(actions_.end()));
+  actions_.clear();
+  outer = &queue;
+  while (!queue.empty()) {
+    const std::function<void()> action = std::move(queue.front());
+    queue.pop_front();
     try {
-      actions_[i]();
+      action();
     } catch (const std::exception& e) {
       log().error("memory manager: a deferred action failed: {}", e.what());
+    } catch (...) {
+      log().error("memory manager: a deferred action failed");
     }
   }
-  actions_.clear();
+  outer = nullptr;
 }
 
 device::KernelArg ChunkView::argument(device::ElementType type) const {
