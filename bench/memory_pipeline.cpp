@@ -58,7 +58,7 @@ double run_pipeline(std::uint64_t device_capacity, memory::MemoryStats* stats) {
   options.device_capacity = device_capacity;
   options.host_capacity = std::uint64_t{chunks + 8} * floats_per_chunk * 4;
   memory::MemoryManager memory(options, devices);
-  ChunkStaging staging(memory);
+  ChunkStaging staging(memory, &rt);
   rt.set_staging_hook(&staging);
   const DeviceExecutors exec = add_device(rt, *gpu);
   staging.place(exec.compute, memory.space_of(*gpu));

@@ -79,4 +79,44 @@ void wait_all(const std::vector<Event>& events) {
   if (first) std::rethrow_exception(first);
 }
 
+Event when_all(const std::vector<Event>& events) {
+  std::vector<Event> pending;
+  for (const Event& event : events) {
+    if (!event) continue;
+    if (event.done()) {
+      if (auto error = event.state()->error()) {
+        Event failed = Event::manual();
+        failed.state()->complete(error);
+        return failed;
+      }
+      continue;
+    }
+    pending.push_back(event);
+  }
+  if (pending.empty()) return Event();
+  if (pending.size() == 1) return pending.front();
+  // The joined event; the last completion completes it with the first error seen.
+  struct Join {
+    std::mutex lock;
+    std::size_t left;
+    std::exception_ptr first;
+  };
+  Event all = Event::manual();
+  auto join = std::make_shared<Join>();
+  join->left = pending.size();
+  for (const Event& event : pending) {
+    event.on_complete([join, state = all.shared()](std::exception_ptr error) {
+      std::exception_ptr result;
+      {
+        std::lock_guard guard(join->lock);
+        if (error && !join->first) join->first = error;
+        if (--join->left != 0) return;
+        result = join->first;
+      }
+      state->complete(result);
+    });
+  }
+  return all;
+}
+
 }  // namespace strata::device

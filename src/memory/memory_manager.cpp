@@ -5,41 +5,15 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
-#include <optional>
+#include <deque>
+#include <future>
 
+#include "io_threads.hpp"
+#include "manager_records.hpp"
+#include "strata/base/log.hpp"
 #include "strata/base/units.hpp"
 
 namespace strata::memory {
-
-// One chunk's copy in one space.
-struct MemoryManager::Copy {
-  bool allocated = false;
-  bool valid = false;
-  std::uint64_t offset = 0;
-  unsigned readers = 0;
-  bool writer = false;
-  bool in_lru = false;
-  std::list<std::uint64_t>::iterator lru_position;
-  bool pinned() const { return readers > 0 || writer; }
-};
-
-struct MemoryManager::Chunk {
-  std::string name;
-  std::uint64_t bytes = 0;
-  std::uint64_t version = 0;
-  std::vector<Copy> copies;  // per space
-};
-
-// A memory space: its pool and the least-recently-used list of its unpinned copies.
-struct MemoryManager::Space {
-  SpaceStats stats;
-  device::Device* device = nullptr;
-  device::DeviceBuffer pool;                  // device spaces
-  device::HostBuffer host;                    // host space
-  std::unique_ptr<RangeAllocator> allocator;  // host and device spaces
-  std::list<std::uint64_t> lru;               // front: least recently used
-  std::uint64_t pinned_bytes = 0;
-};
 
 namespace {
 
@@ -72,10 +46,36 @@ std::string spill_root_for(const MemoryOptions& options) {
   return tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp";
 }
 
-// Evicting a copy needs room one tier up, and there is none right now.
-struct NoRoomUpstream {};
-
 }  // namespace
+
+void MemoryManager::Actions::run() noexcept {
+  // An action may complete events at once, whose callbacks plan more work and run their own
+  // actions: on this thread those join the outermost run's queue instead of nesting, so a long
+  // chain of copies that complete at once cannot overflow the stack.
+  thread_local std::deque<std::function<void()>>* outer = nullptr;
+  if (outer != nullptr) {
+    for (auto& action : actions_)
+      outer->push_back(std::move(action));
+    actions_.clear();
+    return;
+  }
+  std::deque<std::function<void()>> queue(std::make_move_iterator(actions_.begin()),
+                                          std::make_move_iterator(actions_.end()));
+  actions_.clear();
+  outer = &queue;
+  while (!queue.empty()) {
+    const std::function<void()> action = std::move(queue.front());
+    queue.pop_front();
+    try {
+      action();
+    } catch (const std::exception& e) {
+      log().error("memory manager: a deferred action failed: {}", e.what());
+    } catch (...) {
+      log().error("memory manager: a deferred action failed");
+    }
+  }
+  outer = nullptr;
+}
 
 device::KernelArg ChunkView::argument(device::ElementType type) const {
   if (buffer == nullptr) {
@@ -111,9 +111,22 @@ MemoryManager::MemoryManager(const MemoryOptions& options,
     device_spaces_[dev] = SpaceId{static_cast<std::uint32_t>(spaces_.size())};
     spaces_.push_back(std::move(space));
   }
+  io_threads_ = std::make_unique<IoThreads>(options.io_threads);
 }
 
-MemoryManager::~MemoryManager() = default;
+MemoryManager::~MemoryManager() {
+  drain();
+  std::list<std::shared_ptr<Acquisition>> abandoned;
+  {
+    std::lock_guard guard(state_lock_);
+    abandoned.swap(waiting_);
+  }
+  for (const auto& acquisition : abandoned) {
+    acquisition->done({}, std::make_exception_ptr(Error(
+                              "the memory manager was destroyed while an acquisition waited")));
+  }
+  io_threads_.reset();
+}
 
 SpaceId MemoryManager::space_of(const device::Device& device) const {
   auto found = device_spaces_.find(&device);
@@ -166,16 +179,24 @@ ChunkId MemoryManager::create_chunk(std::string name, std::uint64_t bytes,
 }
 
 void MemoryManager::destroy_chunk(ChunkId id) {
-  std::lock_guard guard(state_lock_);
-  Chunk& record = chunk(id);
-  for (std::uint32_t s = 0; s < spaces_.size(); ++s) {
-    if (record.copies[s].pinned()) {
-      throw Error(fmt::format("chunk '{}' is destroyed while a task holds it", record.name));
+  Actions later;
+  std::unique_lock state(state_lock_);
+  Chunk* record = &chunk(id);
+  for (const Copy& copy : record->copies) {
+    if (copy.pinned()) {
+      throw Error(fmt::format("chunk '{}' is destroyed while a task holds it", record->name));
     }
-    drop_copy(id, SpaceId{s});
   }
+  // Copies in flight (evictions, prefetches) finish first; they refer to the chunk.
+  idle_.wait(state, [&] {
+    record = &chunk(id);
+    return std::none_of(record->copies.begin(), record->copies.end(),
+                        [](const Copy& copy) { return copy.busy > 0; });
+  });
+  for (std::uint32_t s = 0; s < spaces_.size(); ++s)
+    drop_copy(id, SpaceId{s}, later);
   chunks_.erase(id.index);
-  released_.notify_all();
+  retry_waiting(later);
 }
 
 std::uint64_t MemoryManager::chunk_bytes(ChunkId id) const {
@@ -190,212 +211,45 @@ const std::string& MemoryManager::chunk_name(ChunkId id) const {
 
 std::vector<ChunkView> MemoryManager::acquire(std::span<const ChunkRequest> requests,
                                               SpaceId space) {
-  if (space == disk()) throw Error("chunks are acquired in host or device memory, not on disk");
-  std::lock_guard one_at_a_time(staging_lock_);
-  std::unique_lock state(state_lock_);
-  std::uint64_t total = 0;
-  for (const ChunkRequest& request : requests)
-    total += spaces_[space.index]->allocator->rounded(chunk(request.chunk).bytes);
-  if (total > spaces_[space.index]->allocator->capacity()) out_of_memory(requests, space);
-  std::vector<ChunkView> views;
-  for (;;) {
-    const std::uint64_t epoch = release_epoch_;
-    if (try_acquire(requests, space, views, state)) return views;
-    // Memory is short. Others holding memory here will release it: wait. Nobody: it can't fit.
-    if (spaces_[space.index]->pinned_bytes == 0) out_of_memory(requests, space);
-    released_.wait(state, [&] { return release_epoch_ != epoch; });
-  }
+  auto result = std::make_shared<std::promise<std::vector<ChunkView>>>();
+  auto future = result->get_future();
+  acquire_async(requests, space, [result](std::vector<ChunkView> views, std::exception_ptr error) {
+    if (error) {
+      result->set_exception(error);
+    } else {
+      result->set_value(std::move(views));
+    }
+  });
+  return future.get();
 }
 
-bool MemoryManager::try_acquire(std::span<const ChunkRequest> requests, SpaceId space,
-                                std::vector<ChunkView>& views,
-                                std::unique_lock<std::mutex>& state) {
-  Space& target = *spaces_[space.index];
-  std::vector<ChunkRequest> pinned;
-  std::uint64_t hits = 0;
-  const auto roll_back = [&] {
-    for (const ChunkRequest& request : pinned)
-      unpin(request.chunk, space, request.access);
-  };
-  try {
-    for (const ChunkRequest& request : requests) {
-      Chunk& record = chunk(request.chunk);
-      Copy& copy = record.copies[space.index];
-      const bool needs_data = request.access != ChunkAccess::write;
-      if (copy.valid || (!needs_data && copy.allocated)) ++hits;
-      if (!copy.allocated && !allocate(request.chunk, space, state)) {
-        roll_back();
-        return false;
+void MemoryManager::release(std::span<const ChunkRequest> requests, SpaceId space) {
+  Actions later;
+  std::lock_guard guard(state_lock_);
+  for (const ChunkRequest& request : requests) {
+    Chunk& record = chunk(request.chunk);
+    if (request.access != ChunkAccess::read) {
+      // The written copy is the only valid one: drop the others and give back their memory.
+      record.copies[space.index].valid = true;
+      ++record.version;
+      for (std::uint32_t s = 0; s < spaces_.size(); ++s) {
+        if (s != space.index && !record.copies[s].pinned())
+          drop_copy(request.chunk, SpaceId{s}, later);
+        else if (s != space.index)
+          record.copies[s].valid = false;
       }
-      pin(request.chunk, space, request.access);  // pinned: later evictions leave it alone
-      pinned.push_back(request);
-      if (needs_data && !copy.valid) fetch(request.chunk, space, state);
     }
-  } catch (const NoRoomUpstream&) {
-    roll_back();
-    return false;
-  } catch (...) {
-    roll_back();
-    throw;
+    unpin(request.chunk, space, request.access);
   }
-  target.stats.hits += hits;
-  target.stats.misses += requests.size() - hits;
-  views.clear();
-  for (const ChunkRequest& request : requests)
-    views.push_back(view_of(request.chunk, space));
-  return true;
+  retry_waiting(later);
 }
 
-bool MemoryManager::allocate(ChunkId id, SpaceId space_id, std::unique_lock<std::mutex>& state) {
-  Space& space = *spaces_[space_id.index];
-  Chunk& record = chunk(id);
-  Copy& copy = record.copies[space_id.index];
-  for (;;) {
-    if (auto offset = space.allocator->allocate(record.bytes)) {
-      copy.allocated = true;
-      copy.offset = *offset;
-      space.stats.used = space.allocator->used();
-      space.stats.peak = std::max(space.stats.peak, space.stats.used);
-      return true;
-    }
-    if (!make_room(space_id, state)) return false;
-  }
-}
-
-bool MemoryManager::make_room(SpaceId space_id, std::unique_lock<std::mutex>& state) {
-  // The least recently used unpinned copy goes; if it cannot move up (the tier above is full of
-  // pinned chunks), the next one is tried.
-  // Evicting a copy erases only that copy from this list (the recursion for room one tier up
-  // works on the upper space's list), so stepping past it first keeps the iterator valid.
-  std::list<std::uint64_t>& lru = spaces_[space_id.index]->lru;
-  for (auto next = lru.begin(); next != lru.end();) {
-    const std::uint64_t victim = *next++;
-    try {
-      evict(ChunkId{victim}, space_id, state);
-      return true;
-    } catch (const NoRoomUpstream&) {
-    }
-  }
-  return false;
-}
-
-void MemoryManager::evict(ChunkId id, SpaceId space_id, std::unique_lock<std::mutex>& state) {
-  Chunk& record = chunk(id);
-  Copy& copy = record.copies[space_id.index];
-  // Saved one tier up only if no other space has a valid copy, and no task is writing the
-  // chunk elsewhere (its write replaces this data; copying into a copy being written would
-  // corrupt it).
-  bool only_valid_copy = copy.valid;
-  for (std::uint32_t s = 0; s < spaces_.size() && only_valid_copy; ++s) {
-    if (s != space_id.index && (record.copies[s].valid || record.copies[s].writer)) {
-      only_valid_copy = false;
-    }
-  }
-  if (only_valid_copy) {
-    // Keep it safe one tier up: device -> host, host -> disk.
-    const SpaceId up = spaces_[space_id.index]->stats.kind == SpaceKind::device ? host() : disk();
-    if (copy.in_lru) {  // not a candidate while it moves
-      spaces_[space_id.index]->lru.erase(copy.lru_position);
-      copy.in_lru = false;
-    }
-    ++copy.readers;
-    try {
-      if (up == host() && !record.copies[host().index].allocated && !allocate(id, host(), state)) {
-        throw NoRoomUpstream{};
-      }
-      copy_between(id, space_id, up, state);
-    } catch (...) {
-      --copy.readers;
-      if (!copy.pinned()) {  // back in the list, as it was
-        spaces_[space_id.index]->lru.push_front(id.index);
-        copy.lru_position = spaces_[space_id.index]->lru.begin();
-        copy.in_lru = true;
-      }
-      throw;
-    }
-    --copy.readers;
-    record.copies[up.index].valid = true;
-    if (up != disk() && !record.copies[up.index].pinned() && !record.copies[up.index].in_lru) {
-      Space& upper = *spaces_[up.index];
-      upper.lru.push_back(id.index);
-      record.copies[up.index].lru_position = std::prev(upper.lru.end());
-      record.copies[up.index].in_lru = true;
-    }
-  }
-  ++spaces_[space_id.index]->stats.evictions;
-  drop_copy(id, space_id);
-}
-
-void MemoryManager::fetch(ChunkId id, SpaceId space, std::unique_lock<std::mutex>& state) {
-  Chunk& record = chunk(id);
-  // The nearest valid copy: the host, then a device, then the disk.
-  std::optional<SpaceId> source;
-  if (record.copies[host().index].valid) source = host();
-  for (std::uint32_t s = 2; s < spaces_.size() && !source; ++s)
-    if (record.copies[s].valid) source = SpaceId{s};
-  if (!source && record.copies[disk().index].valid) source = disk();
-  if (!source) throw Error(fmt::format("chunk '{}' is read before anything wrote it", record.name));
-
-  if (*source == host() || space == host()) {
-    copy_between(id, *source, space, state);
-  } else {
-    // Through the host: device -> host -> another device, or disk -> host -> device.
-    Copy& staged = record.copies[host().index];
-    if (!staged.allocated && !allocate(id, host(), state)) throw NoRoomUpstream{};
-    if (staged.in_lru) {
-      spaces_[host().index]->lru.erase(staged.lru_position);
-      staged.in_lru = false;
-    }
-    ++staged.readers;
-    try {
-      copy_between(id, *source, host(), state);
-      staged.valid = true;
-      copy_between(id, host(), space, state);
-    } catch (...) {
-      --staged.readers;
-      throw;
-    }
-    --staged.readers;
-    if (!staged.pinned()) {
-      Space& h = *spaces_[host().index];
-      h.lru.push_back(id.index);
-      staged.lru_position = std::prev(h.lru.end());
-      staged.in_lru = true;
-    }
-  }
-  record.copies[space.index].valid = true;
-}
-
-void MemoryManager::copy_between(ChunkId id, SpaceId from, SpaceId to,
-                                 std::unique_lock<std::mutex>&) {
-  Chunk& record = chunk(id);
-  const Copy& source = record.copies[from.index];
-  const Copy& target = record.copies[to.index];
-  Space& src = *spaces_[from.index];
-  Space& dst = *spaces_[to.index];
-  auto* host_base = static_cast<std::byte*>(spaces_[host().index]->host.data());
-  const auto start = std::chrono::steady_clock::now();
-  if (src.stats.kind == SpaceKind::host && dst.stats.kind == SpaceKind::disk) {
-    spill_->write(id.index, std::span(host_base + source.offset, record.bytes));
-  } else if (src.stats.kind == SpaceKind::disk && dst.stats.kind == SpaceKind::host) {
-    spill_->read(id.index, std::span(host_base + target.offset, record.bytes));
-  } else if (src.stats.kind == SpaceKind::host && dst.stats.kind == SpaceKind::device) {
-    dst.device->queue(device::QueueKind::host_to_device)
-        .copy_to_device(dst.pool, target.offset, host_base + source.offset, record.bytes)
-        .wait();
-  } else if (src.stats.kind == SpaceKind::device && dst.stats.kind == SpaceKind::host) {
-    src.device->queue(device::QueueKind::device_to_host)
-        .copy_to_host(host_base + target.offset, src.pool, source.offset, record.bytes)
-        .wait();
-  } else {
-    throw Error(fmt::format("chunk '{}': no direct copy from {} to {}", record.name, src.stats.name,
-                            dst.stats.name));
-  }
-  bytes_moved_[{from.index, to.index}] += record.bytes;
-  if (copy_observer_) {
-    copy_observer_(
-        CopyRecord{record.name, from, to, record.bytes, start, std::chrono::steady_clock::now()});
-  }
+void MemoryManager::read(ChunkId id, std::span<std::byte> out) {
+  const ChunkRequest request{id, ChunkAccess::read};
+  auto views = acquire(std::span(&request, 1), host());
+  std::memcpy(out.data(), views.front().host,
+              std::min<std::uint64_t>(out.size(), views.front().bytes));
+  release(std::span(&request, 1), host());
 }
 
 const std::string& MemoryManager::space_name(SpaceId space) const {
@@ -407,28 +261,11 @@ void MemoryManager::set_copy_observer(std::function<void(const CopyRecord&)> obs
   copy_observer_ = std::move(observer);
 }
 
-void MemoryManager::drop_copy(ChunkId id, SpaceId space_id) {
+void MemoryManager::pin(ChunkId id, SpaceId space_id, ChunkAccess access) {
   Chunk& record = chunk(id);
   Copy& copy = record.copies[space_id.index];
   Space& space = *spaces_[space_id.index];
-  if (copy.in_lru) {
-    space.lru.erase(copy.lru_position);
-    copy.in_lru = false;
-  }
-  if (space.stats.kind == SpaceKind::disk) {
-    if (copy.valid) spill_->remove(id.index);
-  } else if (copy.allocated) {
-    space.allocator->free(copy.offset, record.bytes);
-    space.stats.used = space.allocator->used();
-  }
-  copy.allocated = false;
-  copy.valid = false;
-}
-
-void MemoryManager::pin(ChunkId id, SpaceId space_id, ChunkAccess access) {
-  Copy& copy = chunk(id).copies[space_id.index];
-  Space& space = *spaces_[space_id.index];
-  if (!copy.pinned()) space.pinned_bytes += chunk(id).bytes;
+  if (!copy.pinned()) space.pinned_bytes += record.bytes;
   if (copy.in_lru) {
     space.lru.erase(copy.lru_position);
     copy.in_lru = false;
@@ -451,39 +288,16 @@ void MemoryManager::unpin(ChunkId id, SpaceId space_id, ChunkAccess access) {
   }
   if (copy.pinned()) return;
   space.pinned_bytes -= record.bytes;
-  if (!copy.allocated) return;
-  space.lru.push_back(id.index);  // most recently used
-  copy.lru_position = std::prev(space.lru.end());
+  if (copy.allocated && !copy.evicting) lru_push(id, space_id);  // most recently used
+}
+
+void MemoryManager::lru_push(ChunkId id, SpaceId space_id) {
+  Copy& copy = chunk(id).copies[space_id.index];
+  std::list<std::uint64_t>& lru = spaces_[space_id.index]->lru;
+  if (copy.in_lru) lru.erase(copy.lru_position);
+  lru.push_back(id.index);
+  copy.lru_position = std::prev(lru.end());
   copy.in_lru = true;
-}
-
-void MemoryManager::release(std::span<const ChunkRequest> requests, SpaceId space) {
-  std::lock_guard guard(state_lock_);
-  for (const ChunkRequest& request : requests) {
-    Chunk& record = chunk(request.chunk);
-    if (request.access != ChunkAccess::read) {
-      // The written copy is the only valid one: drop the others and give back their memory.
-      record.copies[space.index].valid = true;
-      ++record.version;
-      for (std::uint32_t s = 0; s < spaces_.size(); ++s) {
-        if (s != space.index && !record.copies[s].pinned())
-          drop_copy(request.chunk, SpaceId{s});
-        else if (s != space.index)
-          record.copies[s].valid = false;
-      }
-    }
-    unpin(request.chunk, space, request.access);
-  }
-  ++release_epoch_;
-  released_.notify_all();
-}
-
-void MemoryManager::read(ChunkId id, std::span<std::byte> out) {
-  const ChunkRequest request{id, ChunkAccess::read};
-  auto views = acquire(std::span(&request, 1), host());
-  std::memcpy(out.data(), views.front().host,
-              std::min<std::uint64_t>(out.size(), views.front().bytes));
-  release(std::span(&request, 1), host());
 }
 
 ChunkView MemoryManager::view_of(ChunkId id, SpaceId space_id) {

@@ -18,31 +18,32 @@ memory::ChunkAccess chunk_access(Access access) {
   return memory::ChunkAccess::read_write;
 }
 
-// The executor whose task the staging thread is acquiring chunks for (copies are traced there).
-thread_local const ExecutorId* staging_for = nullptr;
-
 }  // namespace
 
-ChunkStaging::ChunkStaging(memory::MemoryManager& memory, Runtime* runtime)
-    : memory_(memory), thread_([this] { serve(); }) {
+ChunkStaging::ChunkStaging(memory::MemoryManager& memory, Runtime* runtime) : memory_(memory) {
   if (runtime == nullptr) return;
+  memory_.set_io_executor([runtime](const char* what, std::function<void()> job) {
+    runtime->post(runtime->io(), what, std::move(job));
+  });
   memory_.set_copy_observer([this, runtime](const memory::CopyRecord& copy) {
-    if (staging_for == nullptr || !runtime->tracing()) return;
-    runtime->trace_memory_span(*staging_for,
-                               fmt::format("copy {} -> {}: {}", memory_.space_name(copy.from),
-                                           memory_.space_name(copy.to), copy.chunk),
-                               copy.start, copy.end, copy.bytes);
+    if (!runtime->tracing()) return;
+    if (copy.tag != 0) {
+      runtime->trace_memory_span(ExecutorId{static_cast<std::uint32_t>(copy.tag - 1)},
+                                 fmt::format("copy {} -> {}: {}", memory_.space_name(copy.from),
+                                             memory_.space_name(copy.to), copy.chunk),
+                                 copy.start, copy.end, copy.bytes);
+    }
+    if (copy.to != memory_.disk()) {
+      runtime->trace_counter("memory used: " + memory_.space_name(copy.to),
+                             static_cast<std::int64_t>(copy.to_used));
+    }
   });
 }
 
 ChunkStaging::~ChunkStaging() {
+  memory_.drain();
   memory_.set_copy_observer(nullptr);
-  {
-    std::lock_guard guard(lock_);
-    stopping_ = true;
-  }
-  wake_.notify_all();
-  thread_.join();
+  memory_.set_io_executor(nullptr);
 }
 
 void ChunkStaging::bind(const DataHandle& data, memory::ChunkId chunk) {
@@ -85,41 +86,28 @@ memory::ChunkView ChunkStaging::view(const TaskContext& task, const DataHandle& 
 
 void ChunkStaging::stage(const StagingRequest& request,
                          std::function<void(std::exception_ptr)> done) {
-  std::unique_lock guard(lock_);
-  Pending pending{request.task_id, request.executor, chunks_of(request), space_of(request.executor),
-                  std::move(done)};
-  if (pending.chunks.empty()) {
-    guard.unlock();
-    pending.done(nullptr);
+  std::vector<memory::ChunkRequest> chunks;
+  memory::SpaceId space;
+  {
+    std::lock_guard guard(lock_);
+    chunks = chunks_of(request);
+    space = space_of(request.executor);
+  }
+  if (chunks.empty()) {
+    done(nullptr);
     return;
   }
-  queue_.push_back(std::move(pending));
-  guard.unlock();
-  wake_.notify_one();
-}
-
-void ChunkStaging::serve() {
-  for (;;) {
-    Pending pending;
-    {
-      std::unique_lock guard(lock_);
-      wake_.wait(guard, [this] { return stopping_ || !queue_.empty(); });
-      if (queue_.empty()) return;
-      pending = std::move(queue_.front());
-      queue_.pop_front();
-    }
-    std::exception_ptr error;
-    staging_for = &pending.executor;
-    try {
-      auto views = memory_.acquire(pending.chunks, pending.space);
-      std::lock_guard guard(lock_);
-      staged_[pending.task] = std::move(views);
-    } catch (...) {
-      error = std::current_exception();
-    }
-    staging_for = nullptr;
-    pending.done(error);
-  }
+  memory_.acquire_async(
+      chunks, space,
+      [this, task = request.task_id, done = std::move(done)](std::vector<memory::ChunkView> views,
+                                                             std::exception_ptr error) {
+        if (!error) {
+          std::lock_guard guard(lock_);
+          staged_[task] = std::move(views);
+        }
+        done(error);
+      },
+      std::uint64_t{request.executor.index} + 1);  // the tag: copies are traced on its lane
 }
 
 void ChunkStaging::unstage(const StagingRequest& request) {
@@ -132,6 +120,10 @@ void ChunkStaging::unstage(const StagingRequest& request) {
     space = space_of(request.executor);
   }
   memory_.release(chunks, space);
+}
+
+std::string ChunkStaging::summary() const {
+  return "memory:\n" + memory_.stats().format();
 }
 
 }  // namespace strata::runtime

@@ -36,6 +36,10 @@ TaskHandle Runtime::submit(TaskSpec spec, TaskFunction body) {
   return core_->submit(std::move(spec), std::move(body));
 }
 
+void Runtime::post(ExecutorId executor, std::string name, std::function<void()> work) {
+  core_->post(executor, std::move(name), std::move(work));
+}
+
 TaskHandle Runtime::when_all(const std::vector<TaskHandle>& tasks) {
   return submit(TaskSpec("when_all").after(tasks), [] {});
 }
@@ -94,6 +98,11 @@ void Runtime::trace_memory_span(ExecutorId executor, const std::string& name,
                        core_->trace_ns(end), bytes);
 }
 
+void Runtime::trace_counter(const std::string& name, std::int64_t value) {
+  if (!core_->tracer().enabled()) return;
+  core_->tracer().counter(name.c_str(), core_->trace_ns(std::chrono::steady_clock::now()), value);
+}
+
 void Runtime::enable_tracing() {
   core_->tracer().enable();
 }
@@ -118,6 +127,7 @@ std::string RunSummary::format() const {
                         executor.workers, executor.tasks, format_seconds(executor.busy_seconds),
                         100.0 * executor.utilization);
   }
+  if (!staging.empty()) text += "\n" + staging;
   return text;
 }
 

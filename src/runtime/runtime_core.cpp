@@ -188,6 +188,30 @@ TaskHandle RuntimeCore::submit(TaskSpec&& spec, TaskFunction&& body) {
   return TaskHandle(task);
 }
 
+void RuntimeCore::post(ExecutorId executor, std::string name, std::function<void()> work) {
+  if (executor.index >= executor_count_.load(std::memory_order_acquire)) {
+    throw Error(fmt::format("work '{}' is posted to executor {}, but this runtime has {}", name,
+                            executor.index, executor_count_.load()));
+  }
+  TaskState* task = TaskState::create();
+  task->runtime = this;
+  task->internal = true;
+  task->id = next_task_id_.fetch_add(1, std::memory_order_relaxed);
+  task->body = [work = std::move(work), name](TaskContext&) {
+    try {
+      work();
+    } catch (...) {
+      log().error("work '{}' posted to the runtime threw: {}", name,
+                  describe(std::current_exception()));
+    }
+  };
+  task->name = std::move(name);
+  task->executor = executor;
+  in_flight_.fetch_add(1, std::memory_order_seq_cst);
+  task->unmet.store(0, std::memory_order_relaxed);
+  dispatch(task);
+}
+
 void RuntimeCore::add_edge(TaskState* predecessor, TaskState* successor) {
   std::unique_lock guard(predecessor->lock);
   if (predecessor->closed) {
@@ -235,6 +259,7 @@ void RuntimeCore::register_accesses(TaskState* task, std::vector<DataAccess>& ac
 // Ready -> staged -> queued
 
 bool RuntimeCore::should_cancel(const TaskState* task) const {
+  if (task->internal) return false;
   return task->cancel_requested.load(std::memory_order_acquire) ||
          task->id < cancel_below_.load(std::memory_order_acquire);
 }
@@ -472,7 +497,7 @@ void RuntimeCore::finish_one(TaskState* task, TaskStatus status,
   auto& callbacks = task->callbacks;
   switch (status) {
     case TaskStatus::succeeded:
-      succeeded_.fetch_add(1, std::memory_order_relaxed);
+      if (!task->internal) succeeded_.fetch_add(1, std::memory_order_relaxed);
       break;
     case TaskStatus::failed:
       failed_.fetch_add(1, std::memory_order_relaxed);
@@ -596,6 +621,7 @@ RunSummary RuntimeCore::summary() const {
     }
     summary.executors.push_back(std::move(entry));
   }
+  if (hook_ != nullptr) summary.staging = hook_->summary();
   return summary;
 }
 

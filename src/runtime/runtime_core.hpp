@@ -31,6 +31,7 @@ class RuntimeCore final : public TaskRunner {
   Runtime& facade() const { return facade_; }
 
   TaskHandle submit(TaskSpec&& spec, TaskFunction&& body);
+  void post(ExecutorId executor, std::string name, std::function<void()> work);
   std::shared_ptr<DataState> create_data(std::string name, std::uint64_t bytes);
   void wait_all();
   void wait_until_idle();

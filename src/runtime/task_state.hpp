@@ -57,6 +57,7 @@ struct TaskState {
   bool holds_gates = false;            // holds the reduce gates of its reduce accesses
   bool hook_staged = false;            // the staging hook staged its data; unstage when finished
   bool deferred = false;               // body handed completion to a DeferredCompletion
+  bool internal = false;               // posted by a layer under the runtime: never cancelled
   std::atomic<bool> completed{false};  // complete() ran (guards against a second call)
   RuntimeCore* runtime = nullptr;
 

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <future>
 #include <numeric>
 #include <thread>
 
@@ -178,6 +179,138 @@ TEST_F(MemoryManagerTest, ReadingANeverWrittenChunkNamesIt) {
   const ChunkRequest write{a, ChunkAccess::write};
   manager->acquire(std::span(&write, 1), dev);
   manager->release(std::span(&write, 1), dev);
+}
+
+// An acquisition's result, delivered by acquire_async().
+struct Outcome {
+  std::promise<std::vector<ChunkView>> promise;
+  std::future<std::vector<ChunkView>> future = promise.get_future();
+  AcquireCallback callback() {
+    return [this](std::vector<ChunkView> views, std::exception_ptr error) {
+      if (error) {
+        promise.set_exception(error);
+      } else {
+        promise.set_value(std::move(views));
+      }
+    };
+  }
+  bool ready() const {
+    return future.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+  }
+};
+
+// Holds a device copy queue back: everything enqueued on it after this waits for open().
+struct QueueGate {
+  device::Event gate = device::Event::manual();
+  device::Event held;
+  std::vector<std::byte> scratch = std::vector<std::byte>(256);
+  QueueGate(device::Device& gpu, device::QueueKind kind, const device::DeviceBuffer& buffer) {
+    device::Queue& queue = gpu.queue(kind);
+    held = kind == device::QueueKind::host_to_device
+               ? queue.copy_to_device(buffer, 0, scratch.data(), scratch.size(), {&gate, 1})
+               : queue.copy_to_host(scratch.data(), buffer, 0, scratch.size(), {&gate, 1});
+  }
+  void open() { gate.state()->complete(); }
+};
+
+TEST_F(MemoryManagerTest, AReaderOfAChunkBeingFilledWaitsForThatCopyInsteadOfCopyingAgain) {
+  const auto data = pattern(4 * KiB, 3);
+  ChunkId a = manager->create_chunk("a", 4 * KiB, data);
+  device::DeviceBuffer spare = gpu->allocate(256);
+  QueueGate uploads(*gpu, device::QueueKind::host_to_device, spare);
+  const ChunkRequest read{a, ChunkAccess::read};
+  Outcome first, second;
+  manager->acquire_async(std::span(&read, 1), dev, first.callback());
+  manager->acquire_async(std::span(&read, 1), dev, second.callback());  // another task, same chunk
+  // The upload is held back: neither acquisition is complete, and only one copy was issued.
+  EXPECT_FALSE(first.ready());
+  EXPECT_FALSE(second.ready());
+  EXPECT_EQ(manager->stats().spaces[dev.index].misses, 1u);
+  EXPECT_EQ(manager->stats().spaces[dev.index].hits, 1u);  // the second found it being filled
+  uploads.open();
+  const auto views1 = first.future.get();
+  const auto views2 = second.future.get();
+  EXPECT_EQ(views1.front().offset, views2.front().offset);
+  EXPECT_EQ(device_contents(views1.front()), data);
+  manager->release(std::span(&read, 1), dev);
+  manager->release(std::span(&read, 1), dev);
+  manager->drain();
+  EXPECT_EQ((manager->stats().bytes_moved.at({manager->host().index, dev.index})), 4 * KiB);
+}
+
+TEST_F(MemoryManagerTest, AnEvictionWaitsForTheCopyReadingItsVictimAndTheDataSurvives) {
+  // x and y live only on the device (16 KiB, full); x is being read out to the host.
+  const auto x_data = pattern(8 * KiB, 4), y_data = pattern(8 * KiB, 5);
+  ChunkId x = manager->create_chunk("x", 8 * KiB);
+  ChunkId y = manager->create_chunk("y", 8 * KiB);
+  for (auto [id, data] : {std::pair{x, &x_data}, std::pair{y, &y_data}}) {
+    const ChunkRequest write{id, ChunkAccess::write};
+    auto views = manager->acquire(std::span(&write, 1), dev);
+    gpu->queue(device::QueueKind::host_to_device)
+        .copy_to_device(*views.front().buffer, views.front().offset, data->data(), 8 * KiB)
+        .wait();
+    manager->release(std::span(&write, 1), dev);
+  }
+  device::DeviceBuffer spare = gpu->allocate(256);
+  QueueGate downloads(*gpu, device::QueueKind::device_to_host, spare);
+  const ChunkRequest read_x{x, ChunkAccess::read};
+  Outcome host_reader;
+  manager->acquire_async(std::span(&read_x, 1), manager->host(), host_reader.callback());
+  // A task needs 8 KiB of the device: x is being read (not a victim), so y moves to the host,
+  // and the task waits for that move, held behind x's download.
+  ChunkId z = manager->create_chunk("z", 8 * KiB);
+  const ChunkRequest write_z{z, ChunkAccess::write};
+  Outcome writer;
+  manager->acquire_async(std::span(&write_z, 1), dev, writer.callback());
+  EXPECT_FALSE(host_reader.ready());
+  EXPECT_FALSE(writer.ready());
+  EXPECT_EQ(manager->stats().spaces[dev.index].evictions, 1u);
+  downloads.open();
+  const auto x_view = host_reader.future.get().front();
+  const auto* x_bytes = static_cast<const std::byte*>(x_view.host);
+  EXPECT_EQ(std::vector<std::byte>(x_bytes, x_bytes + 8 * KiB), x_data);
+  manager->release(std::span(&read_x, 1), manager->host());
+  writer.future.get();
+  manager->release(std::span(&write_z, 1), dev);
+  EXPECT_EQ(contents(x), x_data);
+  EXPECT_EQ(contents(y), y_data);
+}
+
+TEST_F(MemoryManagerTest, AFullSpillAreaFailsTheAcquisitionThatNeededRoomAndLosesNothing) {
+  MemoryOptions o = options();
+  o.host_capacity = 16 * KiB;
+  o.spill_capacity = 8 * KiB;
+  manager = std::make_unique<MemoryManager>(o, devices);
+  const auto a_data = pattern(8 * KiB, 6), b_data = pattern(8 * KiB, 7),
+             c_data = pattern(8 * KiB, 8);
+  ChunkId a = manager->create_chunk("a", 8 * KiB, a_data);
+  ChunkId b = manager->create_chunk("b", 8 * KiB, b_data);
+  ChunkId c = manager->create_chunk("c", 8 * KiB, c_data);  // a moves to disk: now full
+  try {
+    manager->create_chunk("d", 8 * KiB, pattern(8 * KiB, 9));  // b cannot move: no room
+    FAIL() << "expected SpillError";
+  } catch (const SpillError& e) {
+    EXPECT_NE(std::string(e.what()).find("spill capacity"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(contents(b), b_data);
+  EXPECT_EQ(contents(c), c_data);
+  manager->destroy_chunk(c);  // room on the host to read a back from disk
+  EXPECT_EQ(contents(a), a_data);
+}
+
+TEST_F(MemoryManagerTest, AcquisitionsOfUnknownChunksOrOnDiskAreClearErrors) {
+  const ChunkRequest unknown{ChunkId{999}, ChunkAccess::read};
+  EXPECT_THROW(manager->acquire(std::span(&unknown, 1), dev), Error);
+  ChunkId a = manager->create_chunk("a", 1 * KiB, pattern(1 * KiB, 1));
+  const ChunkRequest read{a, ChunkAccess::read};
+  try {
+    manager->acquire(std::span(&read, 1), manager->disk());
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("not on disk"), std::string::npos) << e.what();
+  }
+  const ChunkRequest twice[] = {read, read};
+  EXPECT_THROW(manager->acquire(twice, dev), Error);
 }
 
 TEST_F(MemoryManagerTest, SpillFilesAreRemovedWithTheManager) {

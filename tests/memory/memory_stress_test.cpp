@@ -1,7 +1,8 @@
 // Randomized stress: threads run "tasks" that read and write random sets of chunks in the device
 // and host spaces, with a total 16x the device capacity and 2x the host capacity, so chunks
 // keep moving between device, host and disk. Every read is checked against what was last
-// written: nothing lost, nothing stale.
+// written: nothing lost, nothing stale. Each acquire() is an asynchronous acquisition waited
+// for, so with several threads many are planned, waiting for room and in flight at once.
 
 #include <gtest/gtest.h>
 
@@ -139,6 +140,10 @@ TEST(MemoryStress, OneThreadOverDeviceHostAndDisk) {
 
 TEST(MemoryStress, FourThreadsOverDeviceHostAndDisk) {
   run_stress(4, 1500, 2);
+}
+
+TEST(MemoryStress, EightConcurrentAcquirersOverDeviceHostAndDisk) {
+  run_stress(8, 600, 3);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <fstream>
+#include <future>
 #include <nlohmann/json.hpp>
 #include <numeric>
 
@@ -112,6 +113,99 @@ TEST(ChunkStaging, KernelsOverDataEightTimesTheDeviceSeeEveryUpdate) {
   std::printf("%s", stats.format().c_str());
 }
 
+TEST(ChunkStaging, ALaterTasksChunkIsCopiedInWhileAnEarlierTasksKernelIsHeldBack) {
+  Fixture f;
+  auto kernel = f.gpu->compile(add_kernel());
+  // Eight 16 KiB chunks through a 64 KiB device; the runtime stages up to four tasks ahead. The
+  // first task's kernel waits for a gate (and the later kernels queue behind it on the in-order
+  // compute queue), yet the later tasks' chunks are copied in and their bodies run.
+  constexpr int chunks = 8;
+  std::vector<DataHandle> data;
+  std::vector<ChunkId> ids;
+  for (int c = 0; c < chunks; ++c) {
+    std::vector<std::uint32_t> initial(values_per_chunk * 2, static_cast<std::uint32_t>(c));
+    ids.push_back(f.memory.create_chunk("tile " + std::to_string(c), values_per_chunk * 8,
+                                        std::as_bytes(std::span(initial))));
+    data.push_back(f.rt.create_data("tile " + std::to_string(c), values_per_chunk * 8));
+    f.staging.bind(data.back(), ids.back());
+  }
+  device::Event gate = device::Event::manual();  // holds the first task's kernel back
+  std::vector<TaskHandle> tasks;
+  std::vector<std::promise<void>> staged(chunks);
+  for (int c = 0; c < chunks; ++c) {
+    tasks.push_back(
+        f.rt.submit(TaskSpec("add").on(f.exec.compute).updates(data[c]), [&, c](TaskContext& ctx) {
+          const memory::ChunkView view = f.staging.view(ctx, data[c]);
+          staged[c].set_value();  // its chunk is on the device: the task runs
+          const std::span<const device::Event> after =
+              c == 0 ? std::span<const device::Event>(&gate, 1) : std::span<const device::Event>();
+          complete_when(ctx, f.gpu->queue(QueueKind::compute)
+                                 .launch(*kernel, LaunchGeometry{Dim3{values_per_chunk * 2}},
+                                         {KernelArg::value(values_per_chunk * 2),
+                                          KernelArg::value(std::uint32_t{1}),
+                                          view.argument(ElementType::u32)},
+                                         after));
+        }));
+  }
+  // Tasks 1 and 2 had their chunks copied in (and ran) although task 0's kernel has not run.
+  staged[0].get_future().wait();
+  staged[1].get_future().wait();
+  staged[2].get_future().wait();
+  EXPECT_FALSE(tasks[0].done());
+  const auto before = f.memory.stats();
+  EXPECT_GE((before.bytes_moved.at({f.memory.host().index, f.memory.space_of(*f.gpu).index})),
+            3u * values_per_chunk * 8);
+  gate.state()->complete();
+  f.rt.wait_all();
+  for (int c = 0; c < chunks; ++c) {
+    std::vector<std::uint32_t> out(values_per_chunk * 2);
+    f.memory.read(ids[c], std::as_writable_bytes(std::span(out)));
+    EXPECT_EQ(out.front(), static_cast<std::uint32_t>(c + 1)) << "tile " << c;
+    EXPECT_EQ(out.back(), static_cast<std::uint32_t>(c + 1)) << "tile " << c;
+  }
+}
+
+TEST(ChunkStaging, SpillFilesAreWrittenAndReadOnTheIoExecutorAndTheSummaryShowsMemory) {
+  Fixture f;
+  // CPU tasks (host memory, 256 KiB) over 512 KiB of chunks: half of them live on disk.
+  constexpr int chunks = 64;
+  std::vector<DataHandle> data;
+  for (int c = 0; c < chunks; ++c) {
+    std::vector<std::uint32_t> initial(values_per_chunk, static_cast<std::uint32_t>(c));
+    const ChunkId chunk = f.memory.create_chunk("values " + std::to_string(c), values_per_chunk * 4,
+                                                std::as_bytes(std::span(initial)));
+    data.push_back(f.rt.create_data("values " + std::to_string(c), values_per_chunk * 4));
+    f.staging.bind(data.back(), chunk);
+  }
+  std::atomic<int> wrong{0};
+  std::atomic<std::uint64_t> io_jobs_seen{0};
+  for (int round = 0; round < 2; ++round) {
+    for (int c = 0; c < chunks; ++c) {
+      f.rt.submit(TaskSpec("bump").updates(data[c]), [&, c, round](TaskContext& ctx) {
+        auto* values = static_cast<std::uint32_t*>(f.staging.view(ctx, data[c]).host);
+        if (values[0] != static_cast<std::uint32_t>(c + round)) ++wrong;
+        for (std::uint32_t i = 0; i < values_per_chunk; ++i)
+          ++values[i];
+      });
+    }
+  }
+  f.rt.wait_all();
+  EXPECT_EQ(wrong.load(), 0);
+  const RunSummary summary = f.rt.summary();
+  for (const ExecutorSummary& executor : summary.executors)
+    if (executor.name == "io") io_jobs_seen = executor.tasks;
+  const auto stats = f.memory.stats();
+  const std::uint64_t spilled =
+      stats.bytes_moved.at({f.memory.host().index, f.memory.disk().index}) +
+      stats.bytes_moved.at({f.memory.disk().index, f.memory.host().index});
+  // One I/O job per spill write or read (file removals add more); none ran anywhere else.
+  EXPECT_GE(io_jobs_seen.load(), spilled / (values_per_chunk * 4));
+  EXPECT_EQ(summary.tasks_succeeded, 2u * chunks);  // posted I/O is not counted among tasks
+  const std::string text = summary.format();
+  EXPECT_NE(text.find("memory:"), std::string::npos) << text;
+  EXPECT_NE(text.find("moved host -> disk"), std::string::npos) << text;
+}
+
 TEST(ChunkStaging, ATaskNeedingMoreThanTheDeviceFailsWithTheOutOfMemoryReport) {
   Fixture f;
   std::vector<std::uint32_t> initial(40 * 1024, 1);  // 160 KiB > 64 KiB device
@@ -171,6 +265,10 @@ TEST(ChunkStaging, CopiesAppearInTheTraceOnTheTasksExecutor) {
     evictions += name.starts_with("copy cpu -> host: tile ");
     EXPECT_EQ(event["args"]["bytes"], values_per_chunk * 4);
   }
+  bool memory_counter = false;
+  for (const auto& event : trace["traceEvents"])
+    memory_counter |= event["ph"] == "C" && event["name"] == "memory used: cpu";
+  EXPECT_TRUE(memory_counter);
   EXPECT_TRUE(lane_named);
   EXPECT_EQ(fetches, 16);
   EXPECT_GT(evictions, 0);

@@ -65,4 +65,8 @@ class Event {
 // Waits for every event; rethrows the first error.
 void wait_all(const std::vector<Event>& events);
 
+// An event that completes once every one of `events` has, with the first error among them
+// (an empty handle when there is nothing to wait for).
+Event when_all(const std::vector<Event>& events);
+
 }  // namespace strata::device

@@ -2,10 +2,13 @@
 // The memory manager: chunks with valid copies across memory spaces (devices, host, disk),
 // readers shared and writers exclusive, all-or-none acquisition for a task, least-recently-used
 // eviction one tier up (device -> host -> disk), and statistics. Every front end uses it.
+// Copies run asynchronously: host <-> device on the devices' copy queues, disk <-> host as spill
+// I/O jobs; an acquisition completes when the copies it needs have.
 
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <list>
 #include <map>
@@ -21,6 +24,8 @@
 #include "strata/memory/spill_store.hpp"
 
 namespace strata::memory {
+
+class IoThreads;
 
 // Index of a memory space of one manager.
 struct SpaceId {
@@ -45,7 +50,13 @@ struct MemoryOptions {
   std::uint64_t device_capacity = 0;  // per device; 0: 90% of the device's memory
   std::string spill_root;             // where the spill directory goes; empty: $TMPDIR or /tmp
   std::uint64_t spill_capacity = 0;   // 0: bounded by the file system only
+  unsigned io_threads = 2;  // the manager's own spill I/O threads, used until set_io_executor()
 };
+
+// Runs a job of spill I/O (`what`: "spill write", "spill read" or "spill remove") somewhere
+// other than the calling thread, e.g. on the runtime's I/O executor. Must not block, and must run
+// every job it takes.
+using IoExecutor = std::function<void(const char* what, std::function<void()> job)>;
 
 // "Out of memory" when nothing else holds memory in the space: names the space, the request,
 // the capacity and what holds memory.
@@ -91,15 +102,21 @@ struct MemoryStats {
   std::string format() const;
 };
 
-// One copy the manager made: which chunk, between which spaces, when.
+// One copy the manager made: which chunk, between which spaces, when, and for whom.
 struct CopyRecord {
   std::string_view chunk;
   SpaceId from;
   SpaceId to;
   std::uint64_t bytes = 0;
+  // From when it could start (issued, and its queue done with the copies before it) to its end.
   std::chrono::steady_clock::time_point start;
   std::chrono::steady_clock::time_point end;
+  std::uint64_t tag = 0;      // the tag of the acquisition that made it (see acquire_async)
+  std::uint64_t to_used = 0;  // bytes in use in `to` after it
 };
+
+// How an asynchronous acquisition ends: the views (in request order) or the error.
+using AcquireCallback = std::function<void(std::vector<ChunkView> views, std::exception_ptr error)>;
 
 class MemoryManager {
  public:
@@ -124,8 +141,16 @@ class MemoryManager {
   const std::string& chunk_name(ChunkId chunk) const;
 
   // Makes every requested chunk present in `space` (valid for reads), pinned until release():
-  // all or none. Waits while other acquisitions hold the memory it needs; throws OutOfMemory
-  // when nothing else holds memory there and it still does not fit.
+  // all or none. Reserves the memory (evicting least-recently-used copies one tier up), issues
+  // the copies on the copy queues and the I/O executor and returns; `done` runs, on whichever
+  // thread finished the last of them (or on this one, if nothing had to move), once the data is
+  // there. A chunk already being filled in `space` is waited for, not copied twice. While other
+  // acquisitions hold the memory it needs it waits for them without blocking anyone; when
+  // nothing else holds memory there and it still does not fit, `done` gets OutOfMemory. On an
+  // error nothing stays pinned. `tag` is passed on to the copy observer (e.g. which executor).
+  void acquire_async(std::span<const ChunkRequest> requests, SpaceId space, AcquireCallback done,
+                     std::uint64_t tag = 0);
+  // acquire_async(), waiting for it; throws its error. Not from a copy queue's or I/O thread.
   std::vector<ChunkView> acquire(std::span<const ChunkRequest> requests, SpaceId space);
   // Unpins; a written chunk's copy in `space` becomes its only valid copy.
   void release(std::span<const ChunkRequest> requests, SpaceId space);
@@ -135,29 +160,55 @@ class MemoryManager {
 
   MemoryStats stats() const;
   const std::string& space_name(SpaceId space) const;
-  // Called after every copy between spaces (on the acquiring thread, under the manager's lock:
-  // keep it short), e.g. to put copies into a trace.
+  // Called after every copy between spaces (on the thread that finished it, under the manager's
+  // lock: keep it short and do not call the manager), e.g. to put copies into a trace.
   void set_copy_observer(std::function<void(const CopyRecord&)> observer);
+  // Where spill I/O runs from now on; nullptr: the manager's own I/O threads.
+  void set_io_executor(IoExecutor executor);
+  // Waits until no copy, spill I/O or file removal is in flight.
+  void drain();
 
  private:
   struct Space;
   struct Chunk;
   struct Copy;
+  struct Acquisition;
+  struct Transfer;
+  class Actions;
+  enum class Plan : std::uint8_t { done, wait };
 
+  // Everything below runs with state_lock_ held; what must happen after it is released (event
+  // callbacks, I/O jobs, completions) is collected in `later`.
   Chunk& chunk(ChunkId id);
   const Chunk& chunk(ChunkId id) const;
-  // Tries to pin every request in `space`, fetching as needed; false (with nothing kept) when
-  // memory is held by others. Caller holds state_lock_.
-  bool try_acquire(std::span<const ChunkRequest> requests, SpaceId space,
-                   std::vector<ChunkView>& views, std::unique_lock<std::mutex>& state);
-  bool make_room(SpaceId space, std::unique_lock<std::mutex>& state);
-  bool allocate(ChunkId id, SpaceId space, std::unique_lock<std::mutex>& state);
-  void evict(ChunkId id, SpaceId space, std::unique_lock<std::mutex>& state);
-  void fetch(ChunkId id, SpaceId space, std::unique_lock<std::mutex>& state);
-  void copy_between(ChunkId id, SpaceId from, SpaceId to, std::unique_lock<std::mutex>& state);
-  void drop_copy(ChunkId id, SpaceId space);
+  // Pins every request of `acquisition` and issues its copies (Plan::done), or keeps nothing
+  // pinned and starts evictions for the room it lacks (Plan::wait); throws its error.
+  Plan plan(Acquisition& acquisition, Actions& later);
+  // Plans the waiting acquisitions again, in arrival order.
+  void retry_waiting(Actions& later);
+  bool can_progress(SpaceId space) const;
+  bool allocate(ChunkId id, SpaceId space, Actions& later);
+  // Starts moving least-recently-used copies out of `space` until `bytes` are on their way.
+  void make_room(SpaceId space, std::uint64_t bytes, Acquisition& acquisition, Actions& later);
+  bool only_valid_copy(const Chunk& record, SpaceId space) const;
+  // Issues the copies that make `id` valid in `space` (through the host when needed); false
+  // when the host has no room for the copy on the way.
+  bool fetch(ChunkId id, SpaceId space, Acquisition& acquisition, Actions& later);
+  device::Event start_copy(ChunkId id, SpaceId from, SpaceId to, std::uint64_t tag, bool eviction,
+                           Actions& later);
+  void finish_copy(const Transfer& transfer, std::exception_ptr error);
+  // Frees the copy now, or once the copies in flight on it are done.
+  void drop_copy(ChunkId id, SpaceId space, Actions& later);
+  void free_copy(Chunk& record, SpaceId space, Actions& later);
+  // Runs `job` on the I/O executor once `after` completed (`job` gets their first error).
+  void run_io(const char* what, std::vector<device::Event> after,
+              std::function<void(std::exception_ptr)> job, Actions& later);
+  void post_io(const char* what, std::function<void()> job);
+  void complete(const std::shared_ptr<Acquisition>& acquisition, Actions& later);
   void pin(ChunkId id, SpaceId space, ChunkAccess access);
   void unpin(ChunkId id, SpaceId space, ChunkAccess access);
+  void lru_push(ChunkId id, SpaceId space);
+  void operation_done(Actions& later);
   ChunkView view_of(ChunkId id, SpaceId space);
   [[noreturn]] void out_of_memory(std::span<const ChunkRequest> requests, SpaceId space) const;
 
@@ -166,13 +217,16 @@ class MemoryManager {
   std::map<const device::Device*, SpaceId> device_spaces_;
   std::map<std::uint64_t, std::unique_ptr<Chunk>> chunks_;
   std::uint64_t next_chunk_ = 0;
+  std::uint64_t next_spill_key_ = 1;  // spill files are named per disk copy, not per chunk
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint64_t> bytes_moved_;
   std::function<void(const CopyRecord&)> copy_observer_;
+  std::list<std::shared_ptr<Acquisition>> waiting_;  // acquisitions waiting for room
+  std::uint64_t operations_ = 0;                     // copies, spill I/O and removals in flight
+  IoExecutor io_executor_;
+  std::unique_ptr<IoThreads> io_threads_;  // while no I/O executor is set
 
-  std::mutex staging_lock_;  // one acquisition plans at a time (as one memory manager thread)
   mutable std::mutex state_lock_;
-  std::condition_variable released_;
-  std::uint64_t release_epoch_ = 0;
+  std::condition_variable idle_;  // operations_ reached 0
 };
 
 }  // namespace strata::memory

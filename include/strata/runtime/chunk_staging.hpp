@@ -3,11 +3,8 @@
 // executor works in one memory space, so before a task runs every chunk it declared is present
 // and pinned in its executor's space (all or none), and afterwards unpinned.
 
-#include <condition_variable>
-#include <deque>
 #include <map>
 #include <mutex>
-#include <thread>
 
 #include "strata/memory/memory_manager.hpp"
 #include "strata/runtime/runtime.hpp"
@@ -17,11 +14,15 @@ namespace strata::runtime {
 
 class ChunkStaging final : public StagingHook {
  public:
-  // Acquisitions run on a staging thread of its own (the memory manager's thread in the
-  // lightning paper), so neither submitters nor workers block on memory.
-  // With `runtime`, the copies made for a task appear in its trace on the task's executor's
-  // memory lane ("copy host -> cuda:0: tile 7").
+  // Staging never blocks: a task's acquisition reserves memory and issues its copies on the
+  // copy queues, and the task is handed to its executor from the completion of the last copy
+  // (the lightning paper's asynchronous memory manager).
+  // With `runtime`, spill I/O runs on the runtime's I/O executor, and the copies made for a
+  // task appear in its trace on the task's executor's memory lane ("copy host -> cuda:0: tile
+  // 7"), with a "memory used: <space>" counter; without it, spill I/O runs on the memory
+  // manager's own I/O threads.
   explicit ChunkStaging(memory::MemoryManager& memory, Runtime* runtime = nullptr);
+  // Waits for the memory manager's copies in flight.
   ~ChunkStaging() override;
   ChunkStaging(const ChunkStaging&) = delete;
   ChunkStaging& operator=(const ChunkStaging&) = delete;
@@ -36,28 +37,18 @@ class ChunkStaging final : public StagingHook {
 
   void stage(const StagingRequest& request, std::function<void(std::exception_ptr)> done) override;
   void unstage(const StagingRequest& request) override;
+  // The memory manager's statistics, for the run summary.
+  std::string summary() const override;
 
  private:
-  struct Pending {
-    std::uint64_t task;
-    ExecutorId executor;
-    std::vector<memory::ChunkRequest> chunks;
-    memory::SpaceId space;
-    std::function<void(std::exception_ptr)> done;
-  };
   std::vector<memory::ChunkRequest> chunks_of(const StagingRequest& request) const;
   memory::SpaceId space_of(ExecutorId executor) const;
-  void serve();
 
   memory::MemoryManager& memory_;
   mutable std::mutex lock_;
-  std::condition_variable wake_;
   std::map<std::uint64_t, memory::ChunkId> bindings_;  // DataHandle id -> chunk
   std::map<std::uint32_t, memory::SpaceId> placements_;
   std::map<std::uint64_t, std::vector<memory::ChunkView>> staged_;  // task id -> views
-  std::deque<Pending> queue_;
-  bool stopping_ = false;
-  std::thread thread_;
 };
 
 }  // namespace strata::runtime

@@ -23,6 +23,7 @@ struct RunSummary {
   std::uint64_t tasks_failed = 0;
   std::uint64_t tasks_cancelled = 0;
   std::vector<ExecutorSummary> executors;
+  std::string staging;  // what the staging hook reports (the memory manager's statistics)
 
   // A small table for terminals.
   std::string format() const;

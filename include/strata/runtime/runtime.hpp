@@ -4,6 +4,7 @@
 // reports failures, utilization and a trace.
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -32,6 +33,13 @@ class Runtime {
   // unfinished: then it waits (or, called from a worker, runs other tasks) until one finishes.
   TaskHandle submit(TaskSpec spec, TaskFunction body);
   TaskHandle submit(TaskFunction body) { return submit(TaskSpec(), std::move(body)); }
+
+  // Runs `work` on `executor` as a runtime-internal task named `name` (a span in the trace): never
+  // throttled, never cancelled, without dependencies or data, not counted among the summary's
+  // tasks; wait_all() waits for it. Never blocks, so layers under the runtime may call it from
+  // any thread (the memory manager's spill I/O goes to io() this way). `work` must not throw: an
+  // exception it lets out is logged.
+  void post(ExecutorId executor, std::string name, std::function<void()> work);
 
   // A task that finishes when all of `tasks` have (fails if any failed).
   TaskHandle when_all(const std::vector<TaskHandle>& tasks);
@@ -66,6 +74,8 @@ class Runtime {
   void trace_memory_span(ExecutorId executor, const std::string& name,
                          std::chrono::steady_clock::time_point start,
                          std::chrono::steady_clock::time_point end, std::uint64_t bytes);
+  // Records a sample of the counter `name` in the trace; nothing when not tracing.
+  void trace_counter(const std::string& name, std::int64_t value);
   // Writes recorded spans and counters as Chrome trace-event JSON (opens in Perfetto).
   void write_trace(const std::string& path) const;
 

@@ -6,6 +6,7 @@
 #include <exception>
 #include <functional>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "strata/runtime/task.hpp"
@@ -30,6 +31,8 @@ class StagingHook {
                      std::function<void(std::exception_ptr)> done) = 0;
   // Called after the task finished: pins are released, written data becomes the valid copy.
   virtual void unstage(const StagingRequest& request) = 0;
+  // A few lines for the end-of-run summary (e.g. memory statistics); empty: nothing to add.
+  virtual std::string summary() const { return {}; }
 };
 
 }  // namespace strata::runtime
