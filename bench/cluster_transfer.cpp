@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,7 @@ using strata::cluster::MessageKind;
 
 constexpr MessageKind ping_kind = strata::cluster::kinds::user_kinds;
 constexpr MessageKind pong_kind = strata::cluster::kinds::user_kinds + 1;
+constexpr MessageKind bounce_kind = strata::cluster::kinds::user_kinds + 2;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -41,20 +43,24 @@ int steps_for(std::uint64_t bytes) {
   return bytes >= (64u << 20) ? 8 : 50;
 }
 
-// One-way bandwidth of a ping-pong of `bytes` (bytes/s): 2 messages per round trip.
-double raw_bandwidth(int rank, std::uint64_t bytes, std::vector<char>& buffer) {
+// One-way bandwidth of a ping-pong of `bytes` (bytes/s): 2 messages per round trip. Each message
+// uses the next of `buffers` (one buffer: the same memory every time, hot in cache when it fits).
+double raw_bandwidth(int rank, std::uint64_t bytes, std::vector<std::vector<char>>& buffers) {
   const int rounds = steps_for(bytes) / 2;
+  std::size_t next = 0;
   const int other = 1 - rank;
   const int count = static_cast<int>(bytes);
   MPI_Barrier(MPI_COMM_WORLD);
   const auto start = Clock::now();
   for (int i = 0; i < rounds; ++i) {
+    char* first = buffers[next++ % buffers.size()].data();
+    char* second = buffers[next++ % buffers.size()].data();
     if (rank == 0) {
-      MPI_Send(buffer.data(), count, MPI_BYTE, other, 0, MPI_COMM_WORLD);
-      MPI_Recv(buffer.data(), count, MPI_BYTE, other, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Send(first, count, MPI_BYTE, other, 0, MPI_COMM_WORLD);
+      MPI_Recv(second, count, MPI_BYTE, other, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     } else {
-      MPI_Recv(buffer.data(), count, MPI_BYTE, other, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      MPI_Send(buffer.data(), count, MPI_BYTE, other, 0, MPI_COMM_WORLD);
+      MPI_Recv(first, count, MPI_BYTE, other, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Send(second, count, MPI_BYTE, other, 0, MPI_COMM_WORLD);
     }
   }
   return 2.0 * rounds * static_cast<double>(bytes) / seconds_since(start);
@@ -111,12 +117,16 @@ int main(int argc, char** argv) {
   constexpr int latency_rounds = 2000;
 
   std::map<std::string, std::vector<double>> results;  // name -> one value per repetition
-  std::vector<char> buffer(sizes.back(), 1);
+  // Raw with one buffer (what a ping-pong usually measures) and rotating over 8 buffers of 64 MiB
+  // (memory not in cache, as a chunk moving between ranks is).
+  std::vector<std::vector<char>> one(1, std::vector<char>(sizes.back(), 1));
+  std::vector<std::vector<char>> rotating(8, std::vector<char>(sizes.back(), 1));
   auto raw_phase = [&](int reps) {
     for (int r = 0; r < reps; ++r) {
       for (std::uint64_t bytes : sizes) {
-        results["raw_" + std::to_string(bytes >> 20) + "MiB"].push_back(
-            raw_bandwidth(rank, bytes, buffer));
+        const std::string mib = std::to_string(bytes >> 20) + "MiB";
+        results["raw_" + mib].push_back(raw_bandwidth(rank, bytes, one));
+        results["raw_rotating_" + mib].push_back(raw_bandwidth(rank, bytes, rotating));
       }
       results["raw_round_trip"].push_back(raw_round_trip(rank, latency_rounds));
     }
@@ -128,6 +138,13 @@ int main(int argc, char** argv) {
     options.memory.host_capacity = 1ull << 30;
     options.network.piece_bytes = piece_mib << 20;
     strata::cluster::Program program(argc, argv, options);
+    program.define("init", [](strata::cluster::OperationContext& context) {
+      auto bytes = context.chunk(0);
+      std::fill(bytes.begin(), bytes.end(), std::byte{7});
+    });
+    program.define("look", [](strata::cluster::OperationContext& context) {
+      if (context.chunk(0)[0] != std::byte{7}) throw std::runtime_error("wrong bytes arrived");
+    });
     program.define("touch", [](strata::cluster::OperationContext& context) {
       context.chunk(0)[0] = std::byte{static_cast<unsigned char>(context.rank())};
     });
@@ -143,6 +160,38 @@ int main(int argc, char** argv) {
       pong = true;
       answered.notify_all();
     });
+    // Network alone: rank 0 announces a transfer id, sends SIZE bytes; rank 1 receives them and
+    // sends them back (no tasks, no memory manager).
+    std::vector<std::byte> bounce_buffer(sizes.back());
+    network.on(bounce_kind, [&](int source, std::span<const std::byte> payload) {
+      const auto [id, bytes] =
+          strata::cluster::decode<std::pair<std::uint64_t, std::uint64_t>>(payload, "a bounce");
+      std::span<std::byte> data(bounce_buffer.data(), bytes);
+      network.receive(source, id, data, [&network, source, id, data](std::exception_ptr) {
+        network.send(source, id + 1, data, [](std::exception_ptr) {});
+      });
+    });
+    std::uint64_t next_transfer = 1ull << 40;
+    auto network_bandwidth = [&](std::uint64_t bytes) {
+      const int rounds = steps_for(bytes) / 2;
+      std::span<std::byte> data(bounce_buffer.data(), bytes);
+      const auto start = Clock::now();
+      for (int i = 0; i < rounds; ++i) {
+        const std::uint64_t id = next_transfer;
+        next_transfer += 2;
+        network.post_value(1, bounce_kind, std::pair<std::uint64_t, std::uint64_t>(id, bytes));
+        network.send(1, id, data, [](std::exception_ptr) {});
+        network.receive(1, id + 1, data, [&](std::exception_ptr) {
+          std::lock_guard guard(lock);
+          pong = true;
+          answered.notify_all();
+        });
+        std::unique_lock guard(lock);
+        answered.wait(guard, [&] { return pong; });
+        pong = false;
+      }
+      return 2.0 * rounds * static_cast<double>(bytes) / seconds_since(start);
+    };
     const int status = program.run([&](Driver& driver) {
       for (int r = 0; r < repetitions; ++r) {
         for (std::uint64_t bytes : sizes) {
@@ -157,6 +206,26 @@ int main(int argc, char** argv) {
           driver.wait_all();
           results["strata_" + std::to_string(bytes >> 20) + "MiB"].push_back(
               static_cast<double>(steps) * static_cast<double>(bytes) / seconds_since(start));
+          driver.destroy(chunk);
+        }
+        // Streaming: chunks written on rank 1 are all read on rank 0 at once, so their
+        // transfers overlap each other and the tasks around them.
+        for (std::uint64_t bytes : sizes) {
+          const int count = static_cast<int>((256ull << 20) / bytes);
+          std::vector<strata::cluster::ChunkRef> chunks;
+          for (int c = 0; c < count; ++c) {
+            chunks.push_back(driver.create_chunk("stream", bytes, 1));
+            driver.run(1, "init", {{chunks.back(), strata::runtime::Access::write}});
+          }
+          driver.wait_all();
+          const auto start = Clock::now();
+          for (auto chunk : chunks)
+            driver.run(0, "look", {{chunk, strata::runtime::Access::read}});
+          driver.wait_all();
+          results["strata_stream_" + std::to_string(bytes >> 20) + "MiB"].push_back(
+              static_cast<double>(count) * static_cast<double>(bytes) / seconds_since(start));
+          for (auto chunk : chunks)
+            driver.destroy(chunk);
         }
         const auto start = Clock::now();
         for (int i = 0; i < latency_rounds; ++i) {
@@ -166,6 +235,10 @@ int main(int argc, char** argv) {
           pong = false;
         }
         results["strata_round_trip"].push_back(seconds_since(start) / latency_rounds);
+        for (std::uint64_t bytes : sizes) {
+          results["network_" + std::to_string(bytes >> 20) + "MiB"].push_back(
+              network_bandwidth(bytes));
+        }
       }
     });
     if (status != 0) {

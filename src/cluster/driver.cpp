@@ -153,6 +153,17 @@ void Driver::run(int rank, const std::string& operation, const std::vector<Use>&
   post(batch);
 }
 
+void Driver::destroy(ChunkRef chunk) {
+  check_failure();
+  Entry& gone = entry(chunk, "destroy");
+  Batch batch;
+  for (int holder : gone.holders) {
+    add(batch, holder, PlanOp{OpKind::drop, 0, {}, {}, {access_of(chunk, gone, {})}, -1, 0});
+  }
+  chunks_.erase(chunk.id);
+  post(batch);
+}
+
 std::vector<std::byte> Driver::fetch(ChunkRef chunk) {
   check_failure();
   Entry& fetched = entry(chunk, "fetch");

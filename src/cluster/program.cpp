@@ -22,6 +22,20 @@ constexpr int failure_status = 1;
 // A failure the driver's main does not collect (it is busy elsewhere) still ends the job.
 constexpr auto unattended_failure_grace = std::chrono::seconds(3);
 
+// With several ranks each writes its own trace: "run.json" becomes "run.rank1.json".
+Config config_for_rank(Config config, int rank, int size) {
+  if (size == 1 || config.trace.empty()) return config;
+  const std::string suffix = ".rank" + std::to_string(rank);
+  const std::size_t dot = config.trace.rfind('.');
+  const std::size_t slash = config.trace.rfind('/');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) {
+    config.trace += suffix;
+  } else {
+    config.trace.insert(dot, suffix);
+  }
+  return config;
+}
+
 void print_failure(const std::string& message) {
   std::fprintf(stderr, "strata: %s\n", message.c_str());
   std::fflush(stderr);
@@ -51,7 +65,7 @@ struct Program::Parts {
         network(argc, argv, options.network),
         memory(options.memory, {}),
         staging(memory),
-        runtime(options.config),
+        runtime(config_for_rank(options.config, network.rank(), network.size())),
         network_executor(runtime.add_executor(network.make_executor())),
         census(network) {
     runtime.set_staging_hook(&staging);

@@ -130,3 +130,21 @@ TEST(PlanStress, RandomOperationsOverAllRanksEqualSequentialExecution) {
 
 }  // namespace
 }  // namespace strata::cluster::testing
+
+namespace strata::cluster::testing {
+namespace {
+
+TEST(Plan, DestroyFreesEveryCopyAndForgetsTheChunk) {
+  Driver& driver = *the_driver;
+  ChunkRef chunk = driver.create_chunk("short-lived", 4096, last_rank());
+  driver.run_with(last_rank(), "fill", {{chunk, runtime::Access::write}}, std::uint64_t{3});
+  EXPECT_EQ(as_words(driver.fetch(chunk)), filled(512, 3));
+  EXPECT_EQ(driver.holders(chunk).size(), driver.size() > 1 ? 2u : 1u);
+  driver.destroy(chunk);
+  driver.wait_all();
+  EXPECT_TRUE(driver.holders(chunk).empty());
+  EXPECT_THROW(driver.fetch(chunk), Error);
+}
+
+}  // namespace
+}  // namespace strata::cluster::testing

@@ -81,6 +81,9 @@ class Driver {
     run(rank, operation, uses,
         std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
   }
+  // Frees every rank's copy of the chunk (after the operations planned on it); the reference
+  // must not be used again.
+  void destroy(ChunkRef chunk);
   // The chunk's current contents, brought to the driver (which keeps the copy as a replica).
   std::vector<std::byte> fetch(ChunkRef chunk);
   // Waits until every rank finished everything planned; throws RankFailed if one failed.
