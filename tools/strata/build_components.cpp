@@ -21,8 +21,11 @@ std::vector<BuildComponent> build_components(const std::vector<device::BackendRe
     components.push_back({device::to_string(report.backend), report.built, usable,
                           (report.built ? "built; " : "") + report.status});
   }
+  const bool mpi = STRATA_HAVE_MPI != 0;
   components.push_back(
-      optional_component("mpi", STRATA_HAVE_MPI != 0, "MPI library", "cluster layer"));
+      {"mpi", mpi, mpi,
+       mpi ? "built; the cluster layer runs over MPI (strata launch -n N -- PROGRAM)"
+           : "MPI library not found at configure time: programs run as a cluster of one"});
   components.push_back(
       optional_component("hdf5", STRATA_HAVE_HDF5 != 0, "HDF5 library", "HDF5 storage"));
   return components;

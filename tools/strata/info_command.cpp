@@ -2,39 +2,32 @@
 
 #include <fmt/format.h>
 
-#include <cstdlib>
 #include <nlohmann/json.hpp>
-#include <optional>
+#include <string>
 
 #include "build_components.hpp"
 #include "machine_resources.hpp"
 #include "strata/base/units.hpp"
+#include "strata/cluster/network.hpp"
 
 namespace strata::cli {
 namespace {
 
-// Processes the MPI launcher says this job has, if this process was started by one.
-std::optional<std::string> launcher_world_size() {
-  for (const char* variable : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"}) {
-    // NOLINTNEXTLINE(concurrency-mt-unsafe): read before any thread starts
-    if (const char* value = std::getenv(variable)) return fmt::format("{}={}", variable, value);
-  }
-  return std::nullopt;
-}
+// The cluster this process belongs to, as the cluster layer sees it.
+struct ClusterView {
+  int processes = 1;
+  std::string status;
+};
 
-std::string cluster_status() {
-  const auto launcher = launcher_world_size();
-  if (launcher) {
-    return fmt::format(
-        "started by an MPI launcher ({}), but the MPI layer is not yet built: this "
-        "process runs alone",
-        *launcher);
-  }
-  return "single process; MPI layer not yet built";
+ClusterView cluster_view(const cluster::Network& network) {
+  if (network.size() == 1) return {1, "a cluster of one: started without an MPI launcher"};
+  return {network.size(), fmt::format("MPI job; this report is rank {}'s; `strata launch -n N` "
+                                      "or mpirun starts one",
+                                      network.rank())};
 }
 
 void print_text(const EffectiveConfig& effective, const MachineResources& machine,
-                const device::DeviceSet& devices) {
+                const device::DeviceSet& devices, const ClusterView& cluster) {
   fmt::print("strata {}\n\nmachine\n", STRATA_VERSION);
   fmt::print("  host        : {}\n", machine.host_name);
   fmt::print("  cpu model   : {}\n", machine.cpu_model.empty() ? "unknown" : machine.cpu_model);
@@ -55,7 +48,7 @@ void print_text(const EffectiveConfig& effective, const MachineResources& machin
     fmt::print("  {:<11} : {} ({}), {} memory, {} compute units\n", info.id, info.name,
                info.platform, format_bytes(info.memory_bytes), info.compute_units);
   }
-  fmt::print("\ncluster\n  processes   : 1 ({})\n", cluster_status());
+  fmt::print("\ncluster\n  processes   : {} ({})\n", cluster.processes, cluster.status);
 
   fmt::print("\nconfiguration (defaults < STRATA_* environment < flags)\n");
   const auto table = settings();
@@ -68,7 +61,7 @@ void print_text(const EffectiveConfig& effective, const MachineResources& machin
 }
 
 nlohmann::ordered_json to_json(const EffectiveConfig& effective, const MachineResources& machine,
-                               const device::DeviceSet& devices) {
+                               const device::DeviceSet& devices, const ClusterView& cluster) {
   nlohmann::ordered_json report;
   report["version"] = STRATA_VERSION;
   report["machine"] = {
@@ -98,7 +91,7 @@ nlohmann::ordered_json to_json(const EffectiveConfig& effective, const MachineRe
                                  {"memory_bytes", info.memory_bytes},
                                  {"compute_units", info.compute_units}});
   }
-  report["cluster"] = {{"processes", 1}, {"status", cluster_status()}};
+  report["cluster"] = {{"processes", cluster.processes}, {"status", cluster.status}};
   const auto table = settings();
   nlohmann::ordered_json configuration = nlohmann::ordered_json::object();
   for (std::size_t i = 0; i < table.size(); ++i) {
@@ -121,12 +114,16 @@ CLI::App& add_info_command(CLI::App& app, InfoOptions& options) {
 }
 
 int run_info_command(const EffectiveConfig& effective, const InfoOptions& options) {
+  // Joins the MPI job when launched by one; every rank detects, rank 0 reports.
+  cluster::Network network(nullptr, nullptr);
+  const ClusterView cluster = cluster_view(network);
   const MachineResources machine = detect_machine_resources();
   const device::DeviceSet devices = device::discover_devices(effective.config);
+  if (network.rank() != 0) return 0;
   if (options.json) {
-    fmt::print("{}\n", to_json(effective, machine, devices).dump(2));
+    fmt::print("{}\n", to_json(effective, machine, devices, cluster).dump(2));
   } else {
-    print_text(effective, machine, devices);
+    print_text(effective, machine, devices, cluster);
   }
   return 0;
 }

@@ -1,4 +1,5 @@
-// The `strata` command-line tool: `info`, `config` and `demo`, each taking one flag per setting.
+// The `strata` command-line tool: `info`, `config`, `demo` and `launch`, each taking one flag per
+// setting.
 
 #include <fmt/format.h>
 
@@ -8,6 +9,7 @@
 #include "config_command.hpp"
 #include "demo_command.hpp"
 #include "info_command.hpp"
+#include "launch_command.hpp"
 #include "setting_flags.hpp"
 #include "strata/base/error.hpp"
 #include "strata/base/log.hpp"
@@ -35,9 +37,11 @@ int main(int argc, char** argv) {
   InfoOptions info_options;
   ConfigOptions config_options;
   DemoOptions demo_options;
+  LaunchOptions launch_options;
   CLI::App& info = add_info_command(app, info_options);
   CLI::App& config = add_config_command(app, config_options);
   CLI::App& demo = add_demo_command(app, demo_options);
+  CLI::App& launch = add_launch_command(app, launch_options);
   for (CLI::App* command : {&info, &config, &demo})
     setting_flags.add_to(*command);
 
@@ -52,6 +56,7 @@ int main(int argc, char** argv) {
     strata::set_log_level(effective.config.log_level);
     if (info.parsed()) return run_info_command(effective, info_options);
     if (config.parsed()) return run_config_command(effective, config_options);
+    if (launch.parsed()) return run_launch_command(launch_options);
     return run_demo_command(effective, demo_options);
   } catch (const strata::ConfigError& error) {
     fmt::print(stderr, "strata: error: {}\n", error.what());
