@@ -8,6 +8,7 @@
 #include <string>
 #include <thread>
 
+#include "strata/cluster/remote_chunks.hpp"
 #include "strata/cluster/work_stealing.hpp"
 
 namespace strata::cluster::testing {
@@ -99,6 +100,42 @@ void define_operations(Program& program) {
     helper.join();
     const std::uint64_t remote = pool->stats().remote_steals;
     std::memcpy(result.data() + steal_units, &remote, sizeof remote);
+  });
+  // Pulled copies: every rank offers a chunk of its memory manager under key 100 + rank, then
+  // fetches its right neighbour's and checks it. Chunk 0 gets the words "ok" checked.
+  auto remote = std::make_shared<RemoteChunks>(program.network(), program.memory());
+  memory::MemoryManager& memory = program.memory();
+  program.define("remote_offer", [remote, &memory](OperationContext& context) {
+    std::vector<std::uint64_t> words(1000 + 10 * context.rank());
+    for (std::size_t i = 0; i < words.size(); ++i)
+      words[i] = context.rank() * 1000003 + i;
+    const std::vector<std::byte> bytes = as_bytes(words);
+    remote->offer(
+        100 + context.rank(),
+        memory.create_chunk("offered by " + std::to_string(context.rank()), bytes.size(), bytes));
+  });
+  program.define("remote_pull", [remote, &memory](OperationContext& context) {
+    auto checked = context.chunk_as<std::uint64_t>(0);
+    std::fill(checked.begin(), checked.end(), 0);
+    const int size = static_cast<int>(checked.size());
+    for (int holder = 0; holder < size; ++holder) {
+      if (holder == context.rank()) continue;
+      const memory::ChunkId replica = remote->fetch(holder, 100 + holder);
+      std::vector<std::byte> bytes(memory.chunk_bytes(replica));
+      memory.read(replica, bytes);
+      const std::vector<std::uint64_t> words = as_words(bytes);
+      bool right = words.size() == static_cast<std::size_t>(1000 + 10 * holder);
+      for (std::size_t i = 0; right && i < words.size(); ++i) {
+        right = words[i] == holder * 1000003 + i;
+      }
+      memory.destroy_chunk(replica);
+      checked[holder] = right ? 1 : 2;
+      try {
+        remote->fetch(holder, 999);
+        checked[holder] = 3;  // a key nobody offers must fail
+      } catch (const NotOffered&) {
+      }
+    }
   });
   program.define("fail", [](OperationContext& context) {
     throw std::runtime_error("planted failure on rank " + std::to_string(context.rank()));

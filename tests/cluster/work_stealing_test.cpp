@@ -42,5 +42,26 @@ TEST(WorkStealing, EveryUnitIsDoneExactlyOnceAcrossRanks) {
   }
 }
 
+TEST(RemoteChunks, EveryRankPullsEveryOtherRanksOfferedChunk) {
+  Driver& driver = *the_driver;
+  for (int rank = 0; rank < driver.size(); ++rank)
+    driver.run(rank, "remote_offer", {});
+  driver.wait_all();
+  std::vector<ChunkRef> checks;
+  for (int rank = 0; rank < driver.size(); ++rank) {
+    checks.push_back(driver.create_chunk(std::string("pulled by ").append(std::to_string(rank)),
+                                         8 * driver.size(), rank));
+    driver.run(rank, "remote_pull", {{checks.back(), runtime::Access::write}});
+  }
+  for (int rank = 0; rank < driver.size(); ++rank) {
+    const std::vector<std::uint64_t> checked = as_words(driver.fetch(checks[rank]));
+    for (int holder = 0; holder < driver.size(); ++holder) {
+      EXPECT_EQ(checked[holder], holder == rank ? 0u : 1u)
+          << "rank " << rank << " pulling from rank " << holder
+          << " (2: wrong bytes, 3: a key nobody offers did not fail)";
+    }
+  }
+}
+
 }  // namespace
 }  // namespace strata::cluster::testing

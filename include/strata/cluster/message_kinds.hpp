@@ -14,6 +14,7 @@ inline constexpr MessageKind steal_request = 10;
 inline constexpr MessageKind steal_reply = 11;
 inline constexpr MessageKind steal_units_done = 12;
 inline constexpr MessageKind steal_finished = 13;
+inline constexpr MessageKind remote_fetch = 20;  // and 21
 inline constexpr MessageKind user_kinds = 1000;
 
 }  // namespace strata::cluster::kinds
