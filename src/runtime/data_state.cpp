@@ -1,6 +1,7 @@
 #include "data_state.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "task_state.hpp"
 
@@ -33,66 +34,75 @@ void remember(std::vector<TaskState*>& list, TaskState* task) {
   list.push_back(task);
 }
 
+// A new, open reader group: the datum's reference and its open count.
+TaskState* open_reader_group(const TaskState* first_reader) {
+  TaskState* group = TaskState::create();
+  group->runtime = first_reader->runtime;
+  group->internal = true;
+  group->barrier = true;
+  return group;
+}
+
+// `reader` counts the group down when it finishes (the group is one of its successors). The
+// reader is being registered, so no other thread reaches its successor list yet.
+void join(TaskState* group, TaskState* reader) {
+  group->retain();
+  group->unmet.fetch_add(1, std::memory_order_relaxed);
+  reader->successors.push_back(group);
+}
+
 // A group of reducers ends when any other access arrives: it becomes the last write.
 void close_reduce_group(DataState& data) {
   if (data.reducers.empty()) return;
   release_all(data.last_write);
-  release_all(data.readers);
   release_all(data.reduce_base);
   data.last_write.swap(data.reducers);
-}
-
-// Drops finished readers once the list doubled since the last pruning: amortized O(1) per read,
-// in place (the order of readers does not matter).
-void prune_finished_readers(DataState& data) {
-  if (data.readers.size() < data.prune_readers_at) return;
-  std::size_t kept = 0;
-  for (TaskState* task : data.readers) {
-    if (finished_well(task)) {
-      task->release();
-    } else {
-      data.readers[kept++] = task;
-    }
-  }
-  data.readers.resize(kept);
-  data.prune_readers_at = std::max<std::size_t>(64, 2 * kept);
 }
 
 }  // namespace
 
 DataState::~DataState() {
   release_all(last_write);
-  release_all(readers);
+  // An open reader group that no writer ended never finishes: its readers release it.
+  if (readers != nullptr) readers->release();
   release_all(reducers);
   release_all(reduce_base);
 }
 
-void record_access(DataState& data, TaskState* task, Access mode,
-                   std::vector<TaskState*>& wait_for) {
+void record_access(DataState& data, TaskState* task, Access mode, AccessOrder& order) {
   switch (mode) {
     case Access::read:
       close_reduce_group(data);
-      retain_into(data.last_write, task, wait_for);
-      prune_finished_readers(data);
-      remember(data.readers, task);
+      retain_into(data.last_write, task, order.wait_for);
+      if (data.readers == nullptr) data.readers = open_reader_group(task);
+      join(data.readers, task);
       break;
     case Access::write:
     case Access::read_write:
       close_reduce_group(data);
-      retain_into(data.last_write, task, wait_for);
-      retain_into(data.readers, task, wait_for);
+      retain_into(data.last_write, task, order.wait_for);
       release_all(data.last_write);
-      release_all(data.readers);
+      if (data.readers != nullptr) {
+        data.readers->retain();
+        order.wait_for.push_back(data.readers);
+        order.ended_groups.push_back(std::exchange(data.readers, nullptr));  // datum's reference
+      }
       remember(data.last_write, task);
       break;
     case Access::reduce:
+      // Readers are ended by the first reducer (a read closes the reduce group first).
       if (data.reducers.empty()) {
         release_all(data.reduce_base);
-        const auto& base = data.readers.empty() ? data.last_write : data.readers;
-        for (TaskState* before : base)
-          remember(data.reduce_base, before);
+        if (data.readers != nullptr) {
+          data.readers->retain();
+          order.ended_groups.push_back(data.readers);
+          data.reduce_base.push_back(std::exchange(data.readers, nullptr));  // datum's reference
+        } else {
+          for (TaskState* before : data.last_write)
+            remember(data.reduce_base, before);
+        }
       }
-      retain_into(data.reduce_base, task, wait_for);
+      retain_into(data.reduce_base, task, order.wait_for);
       remember(data.reducers, task);
       break;
   }

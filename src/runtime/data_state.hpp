@@ -26,11 +26,13 @@ struct DataState {
   const std::uint64_t id;
 
   // Access history, guarded by the runtime's registration mutex. Every entry holds a reference.
-  std::vector<TaskState*> last_write;   // the last writer, or the last group of reducers
-  std::vector<TaskState*> readers;      // readers since last_write
+  std::vector<TaskState*> last_write;  // the last writer, or the last group of reducers
+  // The readers since last_write as one group: a barrier task that every such reader counts
+  // down when it finishes, so a read costs O(1) and no reader is kept alive by the datum. The
+  // datum holds the group open (one unmet count) until a writer or reducer ends it.
+  TaskState* readers = nullptr;
   std::vector<TaskState*> reducers;     // the open group of reducers
   std::vector<TaskState*> reduce_base;  // what the open group of reducers waits for
-  std::size_t prune_readers_at = 64;
 
   // Reduce gate: at most one reducer of this datum runs at a time.
   std::mutex gate_lock;
@@ -38,9 +40,17 @@ struct DataState {
   std::deque<TaskState*> gate_waiters;
 };
 
-// Records that `task` accesses `data` with `mode` (the next access in submission order) and
-// appends to `wait_for` the tasks it must follow, each retained once for the caller.
-void record_access(DataState& data, TaskState* task, Access mode,
-                   std::vector<TaskState*>& wait_for);
+// What registering accesses asks of the caller once the registration mutex is released.
+struct AccessOrder {
+  // Tasks the registered task must follow, each retained once for the caller.
+  std::vector<TaskState*> wait_for;
+  // Reader groups the registered task ended, each retained once for the caller: once the task's
+  // edges are added, the caller drops the group's open count (end_reader_group()).
+  std::vector<TaskState*> ended_groups;
+};
+
+// Records that `task` accesses `data` with `mode` (the next access in submission order) and adds
+// to `order` what the caller must do.
+void record_access(DataState& data, TaskState* task, Access mode, AccessOrder& order);
 
 }  // namespace strata::runtime::detail

@@ -241,17 +241,27 @@ void RuntimeCore::register_accesses(TaskState* task, std::vector<DataAccess>& ac
     for (const DataAccess& access : task->accesses)
       task->bytes += access.data.state_->bytes;
   }
-  thread_local std::vector<TaskState*> to_follow;  // reused: registration never nests
-  to_follow.clear();
+  // Reused: registration never nests while `wait_for` is used; ending a group may finish it and
+  // so (through callbacks of failed successors) register tasks, which append to and drain
+  // `ended_groups` themselves, so it is drained from the back without clearing it first.
+  thread_local AccessOrder order;
+  order.wait_for.clear();
   {
     std::lock_guard guard(registration_lock_);
     for (const DataAccess& access : task->accesses) {
-      record_access(*access.data.state_, task, access.mode, to_follow);
+      record_access(*access.data.state_, task, access.mode, order);
     }
   }
-  for (TaskState* predecessor : to_follow) {
+  for (TaskState* predecessor : order.wait_for) {
     add_edge(predecessor, task);
     predecessor->release();
+  }
+  order.wait_for.clear();
+  while (!order.ended_groups.empty()) {
+    TaskState* group = order.ended_groups.back();
+    order.ended_groups.pop_back();
+    if (group->unmet.fetch_sub(1, std::memory_order_acq_rel) == 1) make_ready(group);
+    group->release();
   }
 }
 
@@ -266,8 +276,14 @@ bool RuntimeCore::should_cancel(const TaskState* task) const {
 
 void RuntimeCore::make_ready(TaskState* task) {
   if (task->failure) {
+    if (task->barrier) task->retain();  // released by finish_one, as a task's in-flight one
     finish(task, task->failure->cancelled ? TaskStatus::cancelled : TaskStatus::failed,
            task->failure);
+    return;
+  }
+  if (task->barrier) {
+    task->retain();
+    finish(task, TaskStatus::succeeded, nullptr);
     return;
   }
   if (should_cancel(task)) {
@@ -494,6 +510,11 @@ void RuntimeCore::finish_one(TaskState* task, TaskStatus status,
     successor->release();
   }
   task->successors.clear();
+  if (task->barrier) {  // a reader group: no callbacks, counters or in-flight count
+    task->finished.store(1, std::memory_order_release);
+    task->release();  // the reference make_ready() took
+    return;
+  }
   auto& callbacks = task->callbacks;
   switch (status) {
     case TaskStatus::succeeded:

@@ -53,11 +53,12 @@ struct TaskState {
   ExecutorId executor;
   std::vector<DataAccess> accesses;  // one per datum, duplicates merged
   std::uint64_t bytes = 0;
-  bool staged = false;                 // counted against a staging budget
-  bool holds_gates = false;            // holds the reduce gates of its reduce accesses
-  bool hook_staged = false;            // the staging hook staged its data; unstage when finished
-  bool deferred = false;               // body handed completion to a DeferredCompletion
-  bool internal = false;               // posted by a layer under the runtime: never cancelled
+  bool staged = false;       // counted against a staging budget
+  bool holds_gates = false;  // holds the reduce gates of its reduce accesses
+  bool hook_staged = false;  // the staging hook staged its data; unstage when finished
+  bool deferred = false;     // body handed completion to a DeferredCompletion
+  bool internal = false;     // posted by a layer under the runtime: never cancelled
+  bool barrier = false;  // a reader group: never runs, not counted; finishes when its count does
   std::atomic<bool> completed{false};  // complete() ran (guards against a second call)
   RuntimeCore* runtime = nullptr;
 
