@@ -39,6 +39,38 @@ void RemoteChunks::withdraw(std::uint64_t key) {
   offered_.erase(key);
 }
 
+void RemoteChunks::withdraw(std::uint64_t key, std::function<void()> unused) {
+  {
+    std::lock_guard guard(lock_);
+    auto found = offered_.find(key);
+    if (found != offered_.end()) {
+      const std::uint64_t chunk = found->second.index;
+      offered_.erase(found);
+      if (serving_.contains(chunk)) {
+        when_unused_[chunk].push_back(std::move(unused));
+        return;
+      }
+    }
+  }
+  unused();
+}
+
+void RemoteChunks::served_one(memory::ChunkId chunk) {
+  std::vector<std::function<void()>> callbacks;
+  {
+    std::lock_guard guard(lock_);
+    auto found = serving_.find(chunk.index);
+    if (--found->second > 0) return;
+    serving_.erase(found);
+    auto waiting = when_unused_.find(chunk.index);
+    if (waiting == when_unused_.end()) return;
+    callbacks = std::move(waiting->second);
+    when_unused_.erase(waiting);
+  }
+  for (auto& callback : callbacks)
+    callback();
+}
+
 std::uint64_t RemoteChunks::served() const {
   std::lock_guard guard(lock_);
   return served_;
@@ -87,25 +119,30 @@ void RemoteChunks::on_request(int requester, const Request& request) {
     }
     chunk = it->second;
     ++served_;
+    ++serving_[chunk.index];
   }
   // Read the holder's copy where it is (host, or back from disk), pinned while it is sent.
   auto pinned = std::make_shared<std::vector<memory::ChunkRequest>>(
       1, memory::ChunkRequest{chunk, memory::ChunkAccess::read});
   memory_.acquire_async(
       *pinned, memory_.host(),
-      [this, requester, request, pinned, name = memory_.chunk_name(chunk)](
+      [this, requester, request, pinned, chunk, name = memory_.chunk_name(chunk)](
           std::vector<memory::ChunkView> views, std::exception_ptr error) {
         if (error) {
           // The requester learns that the copy could not be read (it is not offered usefully).
           network_.post_value(requester, kind_base_ + 1, Reply{request.transfer, false, 0, {}});
+          served_one(chunk);
           return;
         }
         const memory::ChunkView view = views.front();
         network_.post_value(requester, kind_base_ + 1,
                             Reply{request.transfer, true, view.bytes, name});
-        network_.send(
-            requester, request.transfer, {static_cast<const std::byte*>(view.host), view.bytes},
-            [this, pinned](std::exception_ptr) { memory_.release(*pinned, memory_.host()); });
+        network_.send(requester, request.transfer,
+                      {static_cast<const std::byte*>(view.host), view.bytes},
+                      [this, pinned, chunk](std::exception_ptr) {
+                        memory_.release(*pinned, memory_.host());
+                        served_one(chunk);
+                      });
       });
 }
 

@@ -51,6 +51,11 @@ void ChunkStaging::bind(const DataHandle& data, memory::ChunkId chunk) {
   bindings_[data.id()] = chunk;
 }
 
+void ChunkStaging::unbind(const DataHandle& data) {
+  std::lock_guard guard(lock_);
+  bindings_.erase(data.id());
+}
+
 void ChunkStaging::place(ExecutorId executor, memory::SpaceId space) {
   std::lock_guard guard(lock_);
   placements_[executor.index] = space;

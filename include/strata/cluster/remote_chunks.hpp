@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "strata/cluster/message_kinds.hpp"
 #include "strata/cluster/network.hpp"
@@ -41,6 +42,9 @@ class RemoteChunks {
   // Offers `chunk` of this rank's memory manager to the other ranks under `key`.
   void offer(std::uint64_t key, memory::ChunkId chunk);
   void withdraw(std::uint64_t key);
+  // Withdraws `key`; `unused` runs once no transfer of its chunk is in flight any more (at once,
+  // or on the network thread when the last one ends), so the caller may then destroy the chunk.
+  void withdraw(std::uint64_t key, std::function<void()> unused);
   // Fetches what `rank` offers as `key` into a new chunk of this rank's memory manager.
   void fetch(int rank, std::uint64_t key, FetchDone done);
   // fetch(), waiting for it; throws NotOffered (naming rank and key) or the transfer's error.
@@ -76,12 +80,15 @@ class RemoteChunks {
   };
   void on_request(int requester, const Request& request);
   void on_reply(int holder, const Reply& reply);
+  void served_one(memory::ChunkId chunk);
 
   Network& network_;
   memory::MemoryManager& memory_;
   const MessageKind kind_base_;
   mutable std::mutex lock_;
   std::map<std::uint64_t, memory::ChunkId> offered_;
+  std::map<std::uint64_t, unsigned> serving_;  // chunk index -> transfers in flight
+  std::map<std::uint64_t, std::vector<std::function<void()>>> when_unused_;  // chunk index -> ...
   std::map<std::uint64_t, Pending> pending_;  // transfer -> the fetch waiting for it
   std::uint64_t next_transfer_ = 0;
   std::uint64_t served_ = 0;

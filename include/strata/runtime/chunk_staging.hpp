@@ -29,6 +29,9 @@ class ChunkStaging final : public StagingHook {
 
   // Backs `data` by `chunk`; accesses to unbound data are ordered but not staged.
   void bind(const DataHandle& data, memory::ChunkId chunk);
+  // Forgets the binding of `data` (its chunk is about to be destroyed; no task declares it any
+  // more).
+  void unbind(const DataHandle& data);
   // Tasks of `executor` get their chunks in `space` (unplaced executors: the host).
   void place(ExecutorId executor, memory::SpaceId space);
 

@@ -1,0 +1,592 @@
+#include "rank_engine.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+
+#include "strata/base/log.hpp"
+#include "strata/cluster/message_kinds.hpp"
+#include "strata/cluster/serialization.hpp"
+
+namespace strata::allpairs::detail {
+
+RunKinds RunKinds::next() {
+  static std::atomic<unsigned> run{0};
+  return RunKinds{static_cast<cluster::MessageKind>(first + (run++ % runs) * per_run)};
+}
+
+namespace {
+
+constexpr std::size_t results_batch = 256;
+constexpr std::size_t pair_bytes = 2 * sizeof(ItemIndex);
+
+PairSpace space_of(const ApplicationBase& app, const EngineOptions& options) {
+  if (options.pairs.rows_end > options.pairs.rows_begin) {
+    if (options.pairs.items() > app.item_count())
+      throw Error(fmt::format("the pair space reaches item {}, but {} has {} items",
+                              options.pairs.items() - 1, app.name(), app.item_count()));
+    return options.pairs;
+  }
+  return PairSpace::all_pairs(static_cast<ItemIndex>(app.item_count()));
+}
+
+std::vector<std::byte> read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path.string() + ": cannot open the input file");
+  in.seekg(0, std::ios::end);
+  const auto size = static_cast<std::size_t>(in.tellg());
+  in.seekg(0);
+  std::vector<std::byte> bytes(size);
+  in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(size));
+  if (!in) throw InputError(path.string() + ": cannot read the input file");
+  return bytes;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The device slots and working room a device space needs.
+std::uint64_t device_capacity(const ApplicationBase& app, const EngineOptions& options) {
+  std::uint64_t items = options.cache.device_bytes;
+  if (items == 0 && options.cache.device_slots != 0)
+    items = options.cache.device_slots * app.slot_bytes();
+  if (items == 0) return 0;  // the memory manager's default: 90% of the device
+  // Room for the jobs' results and for items being preprocessed from their parsed bytes.
+  return items + options.jobs_per_device * app.comparison_bytes() + 4 * app.slot_bytes();
+}
+
+CacheLimits host_limits(const ApplicationBase& app, const EngineOptions& options) {
+  (void)app;
+  return CacheLimits{options.cache.host_slots, options.cache.host_bytes};
+}
+
+std::uint64_t host_capacity(const ApplicationBase& app, const EngineOptions& options,
+                            unsigned devices) {
+  std::uint64_t items = options.cache.host_bytes;
+  if (items == 0 && options.cache.host_slots != 0)
+    items = options.cache.host_slots * app.slot_bytes();
+  if (items == 0) items = 1ull << 30;
+  const std::uint64_t room =
+      devices * (options.jobs_per_device * app.comparison_bytes() + 8 * app.slot_bytes());
+  return items + items / 4 + room;
+}
+
+}  // namespace
+
+void JobLimit::acquire() {
+  std::unique_lock guard(lock_);
+  freed_.wait(guard, [&] { return free_ > 0; });
+  --free_;
+}
+
+void JobLimit::release() {
+  {
+    std::lock_guard guard(lock_);
+    ++free_;
+  }
+  freed_.notify_one();
+}
+
+RankEngine::RankEngine(const ApplicationBase& application, const EngineOptions& options,
+                       cluster::Network& network)
+    : app_(application),
+      options_(options),
+      network_(network),
+      space_(space_of(application, options)),
+      rank_(network.rank()),
+      size_(network.size()),
+      kinds_(RunKinds::next()),
+      skipped_items_(application.item_count()) {
+  if (options_.output.empty()) throw Error("all-pairs run of " + app_.name() + ": no output file");
+  if (options_.jobs_per_device == 0) throw Error("jobs_per_device must be at least 1");
+  Config config = options_.config;
+  config.backends = options_.devices;
+  runtime_ = std::make_unique<runtime::Runtime>(config);
+  device_set_ = device::discover_devices(config, runtime::cpu_pool_block_runner(*runtime_));
+  for (auto& device : device_set_.devices)
+    devices_.push_back(device.get());
+  if (devices_.empty()) {
+    std::string why;
+    for (const auto& report : device_set_.reports)
+      why += fmt::format(" {}: {};", device::to_string(report.backend), report.status);
+    throw Error("no device to run " + app_.name() + " on (devices \"" + options_.devices +
+                "\"):" + why);
+  }
+  memory::MemoryOptions memory_options;
+  memory_options.device_capacity = device_capacity(app_, options_);
+  memory_options.host_capacity =
+      host_capacity(app_, options_, static_cast<unsigned>(devices_.size()));
+  memory_ = std::make_unique<memory::MemoryManager>(memory_options, devices_);
+  staging_ = std::make_unique<runtime::ChunkStaging>(*memory_, runtime_.get());
+  runtime_->set_staging_hook(staging_.get());
+  start_devices();
+
+  cache_ = std::make_unique<ItemCache>(
+      *runtime_, host_limits(app_, options_),
+      [this](ItemIndex item, unsigned device, runtime::DataHandle data) {
+        return load(item, device, data);
+      },
+      [this](ItemIndex item, runtime::DataHandle data, std::optional<memory::ChunkId> chunk) {
+        discard(item, data, chunk);
+      });
+  remote_ = std::make_unique<cluster::RemoteChunks>(network_, *memory_, kinds_.fetch());
+  if (options_.cache.distributed && size_ > 1) {
+    directory_ = std::make_unique<DistributedCache>(
+        network_, options_.cache.hops,
+        [this](ItemIndex item) { return cache_->holds(item).has_value(); }, kinds_.directory());
+  }
+  stealing_ = std::make_unique<cluster::WorkStealing>(
+      network_, static_cast<unsigned>(devices_.size()), space_.pairs(), kinds_.stealing());
+}
+
+void RankEngine::start_devices() {
+  for (device::Device* device : devices_) {
+    executors_.push_back(runtime::add_device(*runtime_, *device));
+    staging_->place(executors_.back().compute, memory_->space_of(*device));
+    stages_.push_back(std::make_unique<DeviceStage>(*device));
+    limits_.push_back(std::make_unique<JobLimit>(options_.jobs_per_device));
+  }
+}
+
+RankEngine::~RankEngine() {
+  try {
+    runtime_->wait_all();
+  } catch (...) {
+  }
+  // The network thread's handlers use these: replace them before the pieces go.
+  stealing_.reset();
+  directory_.reset();
+  for (cluster::MessageKind kind : {kinds_.results(), kinds_.figures(), kinds_.resume()})
+    network_.on(kind, [](int, std::span<const std::byte>) {});
+  if (cache_) cache_->clear();  // withdraws the offered items, then destroys their chunks
+  remote_.reset();
+  cache_.reset();
+  runtime_.reset();
+  staging_.reset();
+  memory_.reset();
+}
+
+EngineReport RankEngine::run() {
+  const auto start = std::chrono::steady_clock::now();
+  // Rank 0 opens the journal and tells every rank which pairs an earlier run finished.
+  network_.on(kinds_.resume(), [this](int, std::span<const std::byte> payload) {
+    auto pairs =
+        cluster::decode<std::vector<std::pair<ItemIndex, ItemIndex>>>(payload, "the resumed pairs");
+    std::lock_guard guard(figures_lock_);
+    resumed_.insert(pairs.begin(), pairs.end());
+    resume_received_ = true;
+    figures_arrived_.notify_all();
+  });
+  if (rank_ == 0) {
+    network_.on(kinds_.results(), [this](int, std::span<const std::byte> payload) {
+      const std::size_t record = pair_bytes + app_.result_bytes();
+      for (std::size_t at = 0; at + record <= payload.size(); at += record) {
+        ItemIndex left, right;
+        std::memcpy(&left, payload.data() + at, sizeof left);
+        std::memcpy(&right, payload.data() + at + sizeof left, sizeof right);
+        journal_->append(left, right, payload.subspan(at + pair_bytes, app_.result_bytes()));
+      }
+    });
+    network_.on(kinds_.figures(), [this](int, std::span<const std::byte> payload) {
+      std::lock_guard guard(figures_lock_);
+      rank_figures_.push_back(cluster::decode<RankFigures>(payload, "a rank's figures"));
+      figures_arrived_.notify_all();
+    });
+    journal_ = std::make_unique<ResultsJournal>(
+        options_.output, static_cast<std::uint32_t>(app_.result_bytes()), options_.resume);
+    const std::vector<std::pair<ItemIndex, ItemIndex>> done(journal_->resumed().begin(),
+                                                            journal_->resumed().end());
+    for (int rank = 0; rank < size_; ++rank)
+      network_.post_value(rank, kinds_.resume(), done);
+  }
+  {
+    std::unique_lock guard(figures_lock_);
+    figures_arrived_.wait(guard, [&] { return resume_received_; });
+  }
+
+  if (rank_ == 0 && space_.pairs() > 0) {
+    const PairBlock root = PairBlock::whole(space_);
+    stealing_->push(0, cluster::StealableWork{root.pairs(space_), root.encode()});
+  }
+  std::vector<std::thread> workers;
+  for (unsigned d = 0; d < devices_.size(); ++d)
+    workers.emplace_back([this, d] { worker(d); });
+  std::thread progress;
+  std::atomic<bool> running{true};
+  if (rank_ == 0 && options_.progress) {
+    progress = std::thread([&] {
+      while (running.load()) {
+        report_progress();
+        std::this_thread::sleep_for(std::chrono::milliseconds(250));
+      }
+    });
+  }
+  for (auto& worker : workers)
+    worker.join();
+  try {
+    runtime_->wait_all();
+  } catch (...) {
+    fail(std::current_exception());
+  }
+  running = false;
+  if (progress.joinable()) progress.join();
+  if (first_error_) std::rethrow_exception(first_error_);
+
+  const RankFigures own = figures();
+  if (rank_ != 0) {
+    {
+      std::lock_guard guard(results_lock_);
+      send_results();
+    }
+    RankFigures sent = own;
+    sent.results_sent = results_sent_;
+    network_.post_value(0, kinds_.figures(), sent);
+    return {};
+  }
+  if (options_.progress) report_progress();
+  return collect(own, seconds_since(start));
+}
+
+void RankEngine::worker(unsigned device) {
+  const ItemIndex leaf_edge = std::max<ItemIndex>(options_.leaf, 1);
+  while (auto work = stealing_->take(device)) {
+    const PairBlock block = PairBlock::decode(work->payload);
+    if (block.row_end - block.row_begin > leaf_edge ||
+        block.column_end - block.column_begin > leaf_edge) {
+      // The first quadrant is pushed last: this worker takes it next (depth first, the best
+      // locality); thieves take the oldest, largest pieces.
+      const auto quadrants = block.quadrants(space_);
+      for (auto q = quadrants.rbegin(); q != quadrants.rend(); ++q)
+        stealing_->push(device, cluster::StealableWork{q->pairs(space_), q->encode()});
+      continue;
+    }
+    leaf(device, block);
+  }
+}
+
+void RankEngine::leaf(unsigned device, const PairBlock& block) {
+  std::uint64_t settled = 0;  // pairs finished without a job
+  for (const auto& [left, right] : block.list(space_)) {
+    if (resumed_.contains({left, right})) {
+      ++settled;
+    } else if (failed_.load() || !app_.wants(left, right) || skipped_items_[left].load() ||
+               skipped_items_[right].load()) {
+      if (!failed_.load()) skipped_pairs_.fetch_add(1);
+      ++settled;
+    } else {
+      submit_job(device, left, right);
+    }
+  }
+  if (settled > 0) stealing_->finished(settled);
+}
+
+void RankEngine::submit_job(unsigned device, ItemIndex left, ItemIndex right) {
+  limits_[device]->acquire();
+  const ItemUse a = cache_->acquire(left, device);
+  const ItemUse b = cache_->acquire(right, device);
+  const memory::ChunkId result_chunk =
+      memory_->create_chunk(fmt::format("comparison {},{}", left, right), app_.comparison_bytes());
+  const runtime::DataHandle result =
+      runtime_->create_data(fmt::format("comparison {},{}", left, right), app_.comparison_bytes());
+  staging_->bind(result, result_chunk);
+  const runtime::DeviceExecutors& executors = executors_[device];
+  DeviceStage& stage = *stages_[device];
+
+  const runtime::TaskHandle compare =
+      runtime_->submit(runtime::TaskSpec(fmt::format("compare {} {}", left, right))
+                           .on(executors.compute)
+                           .after(a.ready)
+                           .after(b.ready)
+                           .reads(a.data)
+                           .reads(b.data)
+                           .writes(result)
+                           .footprint(2 * app_.slot_bytes()),
+                       [this, left, right, a, b, result, &stage](runtime::TaskContext& context) {
+                         if (skipped_items_[left].load() || skipped_items_[right].load()) return;
+                         const auto since = std::chrono::steady_clock::now();
+                         const device::Event done = app_.compare(
+                             stage, left, staging_->view(context, a.data), right,
+                             staging_->view(context, b.data), staging_->view(context, result));
+                         stage.time(done, since, [this](double s) { add_time(compare_stage, s); });
+                         runtime::complete_when(context, done);
+                       });
+  const runtime::TaskHandle post = runtime_->submit(
+      runtime::TaskSpec(fmt::format("postprocess {} {}", left, right)).after(compare).reads(result),
+      [this, left, right, result](runtime::TaskContext& context) {
+        if (skipped_items_[left].load() || skipped_items_[right].load()) {
+          skipped_pairs_.fetch_add(1);
+          return;
+        }
+        const auto since = std::chrono::steady_clock::now();
+        const memory::ChunkView view = staging_->view(context, result);
+        std::vector<std::byte> record(app_.result_bytes());
+        app_.postprocess_bytes(left, right, {static_cast<const std::byte*>(view.host), view.bytes},
+                               record);
+        record_result(left, right, record);
+        computed_.fetch_add(1);
+        add_time(postprocess_stage, seconds_since(since));
+      });
+  post.on_complete([this, device, left, right, result, result_chunk](const runtime::TaskHandle& h) {
+    if (h.status() == runtime::TaskStatus::failed || h.status() == runtime::TaskStatus::cancelled) {
+      try {
+        h.wait();
+      } catch (...) {
+        fail(std::current_exception());
+      }
+    }
+    staging_->unbind(result);
+    memory_->destroy_chunk(result_chunk);
+    cache_->release(left);
+    cache_->release(right);
+    limits_[device]->release();
+    stealing_->finished(1);
+  });
+}
+
+void RankEngine::record_result(ItemIndex left, ItemIndex right, std::span<const std::byte> result) {
+  if (rank_ == 0) {
+    journal_->append(left, right, result);
+    return;
+  }
+  std::lock_guard guard(results_lock_);
+  const auto* l = reinterpret_cast<const std::byte*>(&left);
+  const auto* r = reinterpret_cast<const std::byte*>(&right);
+  outgoing_.insert(outgoing_.end(), l, l + sizeof left);
+  outgoing_.insert(outgoing_.end(), r, r + sizeof right);
+  outgoing_.insert(outgoing_.end(), result.begin(), result.end());
+  if (++outgoing_records_ >= results_batch) send_results();
+}
+
+void RankEngine::send_results() {
+  if (outgoing_records_ == 0) return;
+  network_.post(0, kinds_.results(), std::move(outgoing_));
+  results_sent_ += outgoing_records_;
+  outgoing_ = {};
+  outgoing_records_ = 0;
+}
+
+runtime::TaskHandle RankEngine::load(ItemIndex item, unsigned device, runtime::DataHandle data) {
+  if (directory_) return obtain(item, device, data);
+  return load_locally(item, device, data);
+}
+
+runtime::TaskHandle RankEngine::obtain(ItemIndex item, unsigned device, runtime::DataHandle data) {
+  return runtime_->submit(
+      runtime::TaskSpec(fmt::format("obtain item {}", item)).on(runtime_->io()),
+      [this, item, device, data](runtime::TaskContext& context) {
+        auto completion = std::make_shared<runtime::DeferredCompletion>(context.defer_completion());
+        auto from_file = [this, item, device, data, completion] {
+          remote_misses_.fetch_add(1);
+          load_locally(item, device, data).on_complete([completion](const runtime::TaskHandle& h) {
+            try {
+              h.wait();
+              completion->complete();
+            } catch (...) {
+              completion->fail(std::current_exception());
+            }
+          });
+        };
+        directory_->lookup(
+            item, [this, item, data, completion, from_file](std::optional<int> holder) {
+              if (!holder || *holder == rank_) {
+                from_file();
+                return;
+              }
+              remote_->fetch(*holder, item,
+                             [this, item, data, completion, from_file](memory::ChunkId replica,
+                                                                       std::exception_ptr error) {
+                               if (error) {  // discarded meanwhile: load it here
+                                 from_file();
+                                 return;
+                               }
+                               remote_hits_.fetch_add(1);
+                               staging_->bind(data, replica);
+                               cache_->loaded(item, replica, memory_->chunk_bytes(replica));
+                               remote_->offer(item, replica);
+                               completion->complete();
+                             });
+            });
+      });
+}
+
+runtime::TaskHandle RankEngine::load_locally(ItemIndex item, unsigned device,
+                                             runtime::DataHandle data) {
+  struct Load {
+    std::vector<std::byte> file;
+    std::optional<memory::ChunkId> parsed_chunk, item_chunk;
+    std::uint64_t item_bytes = 0;
+    runtime::DataHandle parsed, target;
+  };
+  auto state = std::make_shared<Load>();
+  state->parsed = runtime_->create_data(fmt::format("parsed item {}", item));
+  state->target = runtime_->create_data(fmt::format("preprocessed item {}", item));
+  loads_.fetch_add(1);
+  const std::filesystem::path path = app_.file_of(item);
+  const auto skip_or_throw = [this, item](const InputError& error) {
+    if (options_.bad_input == BadInput::stop) throw error;
+    log().warn("skipping item {}: {}", item, error.what());
+    skipped_items_[item].store(true);
+  };
+
+  const runtime::TaskHandle read = runtime_->submit(
+      runtime::TaskSpec(fmt::format("read {}", path.filename().string())).on(runtime_->io()),
+      [this, state, path, skip_or_throw] {
+        const auto since = std::chrono::steady_clock::now();
+        try {
+          state->file = read_file(path);
+        } catch (const InputError& error) {
+          skip_or_throw(error);
+        }
+        bytes_read_.fetch_add(state->file.size());
+        add_time(read_stage, seconds_since(since));
+      });
+  const runtime::TaskHandle parse = runtime_->submit(
+      runtime::TaskSpec(fmt::format("parse {}", path.filename().string())).after(read),
+      [this, state, item, path, data, skip_or_throw] {
+        if (skipped_items_[item].load()) return;
+        const auto since = std::chrono::steady_clock::now();
+        std::vector<std::byte> parsed;
+        try {
+          parsed = app_.parse(item, state->file);
+          if (parsed.empty()) throw InputError(path.string() + ": parsed to no data");
+        } catch (const InputError& error) {
+          skip_or_throw(error);
+          return;
+        }
+        state->file = {};
+        state->item_bytes = app_.item_bytes(item, parsed.size());
+        state->parsed_chunk =
+            memory_->create_chunk(fmt::format("parsed item {}", item), parsed.size(), parsed);
+        state->item_chunk = memory_->create_chunk(fmt::format("item {}", item), state->item_bytes);
+        staging_->bind(state->parsed, *state->parsed_chunk);
+        staging_->bind(state->target, *state->item_chunk);
+        staging_->bind(data, *state->item_chunk);
+        add_time(parse_stage, seconds_since(since));
+      });
+  DeviceStage& stage = *stages_[device];
+  const runtime::TaskHandle preprocess = runtime_->submit(
+      runtime::TaskSpec(fmt::format("preprocess item {}", item))
+          .on(executors_[device].compute)
+          .after(parse)
+          .updates(state->parsed)
+          .writes(state->target)
+          .footprint(2 * app_.slot_bytes()),
+      [this, state, item, &stage](runtime::TaskContext& context) {
+        if (skipped_items_[item].load()) return;
+        const auto since = std::chrono::steady_clock::now();
+        const device::Event done =
+            app_.preprocess(stage, item, staging_->view(context, state->parsed),
+                            staging_->view(context, state->target));
+        stage.time(done, since, [this](double s) { add_time(preprocess_stage, s); });
+        runtime::complete_when(context, done);
+      });
+  preprocess.on_complete([this, state, item](const runtime::TaskHandle& h) {
+    staging_->unbind(state->parsed);
+    staging_->unbind(state->target);
+    if (state->parsed_chunk) memory_->destroy_chunk(*state->parsed_chunk);
+    if (h.status() != runtime::TaskStatus::succeeded) {
+      if (state->item_chunk) memory_->destroy_chunk(*state->item_chunk);
+      state->item_chunk.reset();
+      return;
+    }
+    cache_->loaded(item, state->item_chunk, state->item_bytes);
+    if (state->item_chunk) remote_->offer(item, *state->item_chunk);
+  });
+  return preprocess;
+}
+
+void RankEngine::discard(ItemIndex item, runtime::DataHandle data,
+                         std::optional<memory::ChunkId> chunk) {
+  staging_->unbind(data);
+  if (!chunk) return;
+  const memory::ChunkId id = *chunk;
+  remote_->withdraw(item, [this, id] { memory_->destroy_chunk(id); });
+}
+
+void RankEngine::add_time(Stage stage, double seconds) {
+  std::lock_guard guard(stage_lock_);
+  ++stage_times_[stage].count;
+  stage_times_[stage].seconds += seconds;
+}
+
+void RankEngine::fail(std::exception_ptr error) {
+  std::lock_guard guard(error_lock_);
+  if (!first_error_) first_error_ = error;
+  failed_.store(true);
+}
+
+std::uint64_t RankEngine::skipped_items_count() const {
+  return static_cast<std::uint64_t>(std::count_if(skipped_items_.begin(), skipped_items_.end(),
+                                                  [](const auto& s) { return s.load(); }));
+}
+
+void RankEngine::report_progress() {
+  Progress progress;
+  progress.total = space_.pairs();
+  progress.done = journal_->records() + skipped_pairs_.load();
+  options_.progress(progress);
+}
+
+RankFigures RankEngine::figures() const {
+  RankFigures f;
+  f.computed = computed_.load();
+  f.skipped_pairs = skipped_pairs_.load();
+  f.skipped_items = skipped_items_count();
+  f.loads = loads_.load();
+  f.remote_hits = remote_hits_.load();
+  f.remote_misses = remote_misses_.load();
+  f.bytes_read = bytes_read_.load();
+  const cluster::StealStats steals = stealing_->stats();
+  f.steals_local = steals.local_steals;
+  f.steals_remote = steals.remote_steals;
+  f.devices = static_cast<unsigned>(devices_.size());
+  std::lock_guard guard(stage_lock_);
+  for (const StageTime& stage : stage_times_) {
+    f.counts.push_back(stage.count);
+    f.seconds.push_back(stage.seconds);
+  }
+  return f;
+}
+
+EngineReport RankEngine::collect(const RankFigures& own, double seconds) {
+  {
+    std::unique_lock guard(figures_lock_);
+    figures_arrived_.wait(guard, [&] { return rank_figures_.size() + 1 == std::size_t(size_); });
+  }
+  EngineReport report;
+  report.application = app_.name();
+  report.ranks = size_;
+  report.items = space_.items();
+  report.pairs_total = space_.pairs();
+  report.pairs_resumed = journal_->resumed().size();
+  std::vector<RankFigures> all = rank_figures_;
+  all.push_back(own);
+  StageTime* stages[5] = {&report.read, &report.parse, &report.preprocess, &report.compare,
+                          &report.postprocess};
+  for (const RankFigures& f : all) {
+    report.devices += f.devices;
+    report.pairs_computed += f.computed;
+    report.pairs_skipped += f.skipped_pairs;
+    report.items_skipped += f.skipped_items;
+    report.loads += f.loads;
+    report.remote_hits += f.remote_hits;
+    report.remote_misses += f.remote_misses;
+    report.bytes_read += f.bytes_read;
+    report.steals_local += f.steals_local;
+    report.steals_remote += f.steals_remote;
+    for (std::size_t s = 0; s < 5 && s < f.counts.size(); ++s) {
+      stages[s]->count += f.counts[s];
+      stages[s]->seconds += f.seconds[s];
+    }
+  }
+  journal_->finish(report.pairs_total - report.pairs_skipped);
+  report.seconds = seconds;
+  report.runtime_summary = runtime_->summary().format();
+  report.memory_summary = memory_->stats().format();
+  return report;
+}
+
+}  // namespace strata::allpairs::detail

@@ -1,0 +1,187 @@
+// The engine against a direct computation of every pair, for several cache configurations, on
+// however many ranks the test runs (1, 2 or 4).
+
+#include "strata/allpairs/engine.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "engine_test_support.hpp"
+#include "strata/allpairs/results_file.hpp"
+#include "strata/allpairs/results_journal.hpp"
+#include "vector_application.hpp"
+
+namespace strata::allpairs::testing {
+namespace {
+
+constexpr ItemIndex items = 24;
+
+EngineOptions options_for(const std::filesystem::path& dir) {
+  EngineOptions options;
+  options.output = dir / "results.bin";
+  options.config.cpu_threads = 2;
+  options.config.kernel_cache_dir = "off";
+  options.jobs_per_device = 8;
+  return options;
+}
+
+std::string file_bytes(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes(std::filesystem::file_size(path), '\0');
+  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  return bytes;
+}
+
+// Runs the engine on every rank; on rank 0 checks every result against the direct computation.
+EngineReport run_and_check(const VectorApplication& app, const EngineOptions& options,
+                           const PairSpace& space) {
+  const EngineReport report = run_all_pairs(app, options, network());
+  if (network().rank() == 0) {
+    std::vector<std::pair<ItemIndex, ItemIndex>> expected;
+    for (const auto& pair : PairBlock::whole(space).list(space))
+      if (app.wants(pair.first, pair.second)) expected.push_back(pair);
+    const auto reference = app.reference(expected);
+    const auto results = read_results<Dot>(options.output);
+    EXPECT_EQ(results.size(), reference.size());
+    for (const auto& result : results) {
+      auto found = reference.find({result.left, result.right});
+      EXPECT_NE(found, reference.end()) << result.left << "," << result.right;
+      if (found != reference.end()) {
+        EXPECT_NEAR(result.value.value, found->second, 1e-5);
+      }
+    }
+    EXPECT_EQ(report.pairs_computed + report.pairs_resumed + report.pairs_skipped, space.pairs());
+    EXPECT_FALSE(std::filesystem::exists(ResultsJournal::journal_path(options.output)));
+  }
+  barrier();
+  return report;
+}
+
+struct CacheCase {
+  const char* name;
+  CacheOptions cache;
+  ItemIndex leaf;
+};
+
+class EngineCaches : public ::testing::TestWithParam<CacheCase> {};
+
+TEST_P(EngineCaches, EveryPairEqualsTheDirectComputation) {
+  const auto dir = shared_directory("allpairs-cache");
+  if (network().rank() == 0) write_vectors(dir, items, 7);
+  barrier();
+  VectorApplication app(dir, items);
+  EngineOptions options = options_for(dir);
+  options.cache = GetParam().cache;
+  options.leaf = GetParam().leaf;
+  const EngineReport report = run_and_check(app, options, PairSpace::all_pairs(items));
+  if (network().rank() == 0) {
+    EXPECT_EQ(report.pairs_computed, std::uint64_t{items} * (items - 1) / 2);
+    EXPECT_GE(report.loads + report.remote_hits, std::uint64_t{items});
+    if (GetParam().cache.host_slots == 0 && GetParam().cache.host_bytes == 0 &&
+        network().size() == 1) {
+      EXPECT_EQ(report.loads, std::uint64_t{items}) << "an unlimited cache loads each item once";
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Configurations, EngineCaches,
+    ::testing::Values(CacheCase{"unlimited", CacheOptions{}, 4},
+                      CacheCase{"single_pair_leaves", CacheOptions{}, 1},
+                      // Device memory for 3 items: items move between device and host all the time.
+                      CacheCase{"tiny_device", CacheOptions{.device_slots = 3}, 4},
+                      // Four items on the host: items are discarded and loaded again.
+                      CacheCase{"tiny_host", CacheOptions{.device_slots = 3, .host_slots = 4}, 2},
+                      CacheCase{"host_bytes", CacheOptions{.host_bytes = 6 * 64 * 4}, 3},
+                      CacheCase{"no_distributed", CacheOptions{.distributed = false}, 4},
+                      CacheCase{"three_hops", CacheOptions{.host_slots = 6, .hops = 3}, 4}),
+    [](const auto& test) { return std::string(test.param.name); });
+
+TEST(Engine, SmallHostCacheLoadsItemsAgain) {
+  if (network().size() > 1) GTEST_SKIP() << "single-process figure";
+  const auto dir = shared_directory("allpairs-reload");
+  write_vectors(dir, items, 3);
+  VectorApplication app(dir, items);
+  EngineOptions options = options_for(dir);
+  options.cache.host_slots = 4;
+  const EngineReport report = run_and_check(app, options, PairSpace::all_pairs(items));
+  EXPECT_GT(report.loads, std::uint64_t{items});
+  EXPECT_GT(report.loads_per_item(), 1.0);
+}
+
+TEST(Engine, TwoSetsAndAPairFilter) {
+  const auto dir = shared_directory("allpairs-cross");
+  if (network().rank() == 0) write_vectors(dir, items, 11);
+  barrier();
+  VectorApplication app(dir, items);
+  app.filter([](ItemIndex a, ItemIndex b) { return (a + b) % 3 != 0; });
+  EngineOptions options = options_for(dir);
+  options.pairs = PairSpace::cross(10, 14);
+  const EngineReport report = run_and_check(app, options, options.pairs);
+  if (network().rank() == 0) {
+    EXPECT_EQ(report.pairs_total, 140u);
+    EXPECT_GT(report.pairs_skipped, 0u);
+  }
+}
+
+TEST(Engine, ResumingAnInterruptedRunGivesTheSameResultsFile) {
+  if (network().size() > 1) GTEST_SKIP() << "a failing rank ends the whole job";
+  const auto dir = shared_directory("allpairs-resume");
+  write_vectors(dir, items, 5);
+  EngineOptions options = options_for(dir);
+  options.jobs_per_device = 2;
+
+  VectorApplication clean(dir, items);
+  options.output = dir / "clean.bin";
+  run_all_pairs(clean, options, network());
+
+  VectorApplication interrupted(dir, items);
+  interrupted.fail_at(20, 23);
+  options.output = dir / "resumed.bin";
+  EXPECT_THROW(run_all_pairs(interrupted, options, network()), Error);
+  EXPECT_FALSE(std::filesystem::exists(options.output)) << "no results file for a failed run";
+  ASSERT_TRUE(std::filesystem::exists(ResultsJournal::journal_path(options.output)));
+
+  VectorApplication again(dir, items);
+  EXPECT_THROW(run_all_pairs(again, options, network()), Error) << "a journal needs --resume";
+  options.resume = true;
+  const EngineReport report = run_all_pairs(again, options, network());
+  EXPECT_GT(report.pairs_resumed, 0u);
+  EXPECT_LT(report.pairs_computed, report.pairs_total);
+
+  EXPECT_EQ(file_bytes(dir / "clean.bin"), file_bytes(options.output));
+}
+
+TEST(Engine, ABadFileStopsTheRunWithItsName) {
+  if (network().size() > 1) GTEST_SKIP() << "a failing rank ends the whole job";
+  const auto dir = shared_directory("allpairs-bad");
+  write_vectors(dir, 8, 2);
+  std::ofstream(vector_file(dir, 5), std::ios::binary) << "abcde";  // not whole floats
+  VectorApplication app(dir, 8);
+  EngineOptions options = options_for(dir);
+  try {
+    run_all_pairs(app, options, network());
+    FAIL() << "the run should fail";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("vector_5.f32"), std::string::npos) << error.what();
+  }
+}
+
+TEST(Engine, ABadFileIsSkippedWhenAsked) {
+  if (network().size() > 1) GTEST_SKIP() << "counts are checked on one process";
+  const auto dir = shared_directory("allpairs-skip");
+  write_vectors(dir, 8, 2);
+  std::ofstream(vector_file(dir, 5), std::ios::binary) << "abcde";
+  VectorApplication app(dir, 8);
+  EngineOptions options = options_for(dir);
+  options.bad_input = BadInput::skip;
+  const EngineReport report = run_all_pairs(app, options, network());
+  EXPECT_EQ(report.items_skipped, 1u);
+  EXPECT_EQ(report.pairs_skipped, 7u);
+  EXPECT_EQ(report.pairs_computed, 21u);
+  EXPECT_EQ(read_results<Dot>(options.output).size(), 21u);
+}
+
+}  // namespace
+}  // namespace strata::allpairs::testing
