@@ -1,0 +1,51 @@
+#pragma once
+// The phylogeny application's entry points for the `strata allpairs phylogeny` command and the
+// tests: generate a data set with a known tree, open a data directory as an all-pairs
+// application, and evaluate a results file against the true tree.
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "phylogeny/distance_matrix.hpp"
+#include "phylogeny/evolution.hpp"
+#include "phylogeny/phylogeny_application.hpp"
+#include "phylogeny/random_tree.hpp"
+#include "strata/allpairs/application.hpp"
+
+namespace strata::apps::phylogeny {
+
+// What generate() makes: `items` species on a random tree, their proteomes evolved from one
+// root proteome. The defaults give proteomes of 100-300 proteins of 100-400 residues.
+struct GenerateOptions {
+  std::size_t items = 24;
+  std::uint64_t seed = 1;
+  ProteomeShape proteome;
+  BranchLengths branches;
+  EvolutionModel evolution;
+};
+
+// Writes one gzipped FASTA proteome per species (species_NN.faa.gz) and the true tree
+// (truth.nwk) into `dir` (created if missing; older species_*.faa.gz files there are removed).
+// Deterministic: the same options give the same files.
+void generate(const std::filesystem::path& dir, const GenerateOptions& options);
+
+// The application over the proteomes in `dir` with k = 5.
+std::unique_ptr<strata::allpairs::ApplicationBase> open(const std::filesystem::path& dir);
+std::unique_ptr<strata::allpairs::ApplicationBase> open(const std::filesystem::path& dir,
+                                                        const AnalysisOptions& options);
+
+struct Evaluation {
+  bool recovered = false;  // the neighbor-joining tree has the true tree's topology (RF = 0)
+  std::string summary;
+};
+
+// Builds the neighbor-joining tree from the distances in `results` (a results file of
+// PairCorrelation records over the proteomes of `dir`) and compares it with dir/truth.nwk.
+Evaluation evaluate(const std::filesystem::path& dir, const std::filesystem::path& results);
+
+// The same from a matrix of distances between the species of `dir` (in item order).
+Evaluation evaluate_distances(const std::filesystem::path& dir, const DistanceMatrix& distances);
+
+}  // namespace strata::apps::phylogeny
