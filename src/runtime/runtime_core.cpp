@@ -177,8 +177,14 @@ TaskHandle RuntimeCore::submit(TaskSpec&& spec, TaskFunction&& body) {
   task->bytes = spec.bytes;
   task->candidates.assign(spec.executors.begin(), spec.executors.end());
   task->executor = task->candidates.empty() ? cpu_ : task->candidates.front();
-  task->retain();  // the handle's reference; the first one is held while in flight
+  // The record is not shared yet: the in-flight reference and the handle's.
+  task->references.store(2, std::memory_order_relaxed);
   in_flight_.fetch_add(1, std::memory_order_seq_cst);
+  if (spec.predecessors.empty() && spec.accesses.empty()) {
+    task->unmet.store(0, std::memory_order_relaxed);  // no edges: no hold while adding them
+    make_ready(task);
+    return TaskHandle(task);
+  }
 
   for (const TaskHandle& predecessor : spec.predecessors) {
     if (predecessor.state_ != nullptr) add_edge(predecessor.state_, task);
@@ -335,7 +341,7 @@ void RuntimeCore::stage(TaskState* task) {
 }
 
 void RuntimeCore::dispatch(TaskState* task) {
-  if (!acquire_reduce_gates(task)) return;  // dispatched again when a gate frees
+  if (!task->accesses.empty() && !acquire_reduce_gates(task)) return;  // again when a gate frees
   executors_[task->executor.index]->enqueue(task);
 }
 
@@ -426,7 +432,13 @@ void RuntimeCore::run(ReadyTask* task, Executor& executor, unsigned worker) {
   if (!task->deferred) {
     WorkerIdentity& me = current_worker();
     const bool was_finishing = std::exchange(me.finishing, me.executor == &executor);
-    complete(task, std::move(error));
+    // Without a deferred completion nobody else completes the task: no guard is needed.
+    task->completed.store(true, std::memory_order_relaxed);
+    if (error) {
+      fail(task, std::move(error));
+    } else {
+      finish(task, TaskStatus::succeeded, nullptr);
+    }
     me.finishing = was_finishing;
     return;
   }
@@ -442,6 +454,10 @@ void RuntimeCore::complete(TaskState* task, std::exception_ptr error) {
     finish(task, TaskStatus::succeeded, nullptr);
     return;
   }
+  fail(task, std::move(error));
+}
+
+void RuntimeCore::fail(TaskState* task, std::exception_ptr error) {
   auto failure =
       std::make_shared<const FailureRecord>(FailureRecord{task->name, task->id, error, false});
   log().debug("task '{}' failed: {}", task->name, describe(error));
@@ -468,9 +484,12 @@ void RuntimeCore::finish(TaskState* task, TaskStatus status,
   };
   thread_local std::vector<Pending> pending;
   thread_local bool draining = false;
-  pending.push_back({task, status, std::move(failure)});
-  if (draining) return;
+  if (draining) {
+    pending.push_back({task, status, std::move(failure)});
+    return;
+  }
   draining = true;
+  finish_one(task, status, std::move(failure));
   while (!pending.empty()) {
     Pending next = std::move(pending.back());
     pending.pop_back();

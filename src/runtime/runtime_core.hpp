@@ -83,6 +83,8 @@ class RuntimeCore final : public TaskRunner {
   bool acquire_reduce_gates(TaskState* task);
   void release_reduce_gates(TaskState* task);
   void unstage(TaskState* task);
+  // Fails a task whose body threw (or whose deferred completion failed) with `error`.
+  void fail(TaskState* task, std::exception_ptr error);
   void finish(TaskState* task, TaskStatus status, std::shared_ptr<const FailureRecord> failure);
   void finish_one(TaskState* task, TaskStatus status, std::shared_ptr<const FailureRecord> failure);
   bool should_cancel(const TaskState* task) const;
@@ -103,12 +105,14 @@ class RuntimeCore final : public TaskRunner {
   StagingHook* hook_ = nullptr;
 
   std::mutex registration_lock_;  // serializes access registration: one submission order
-  std::atomic<std::uint64_t> next_task_id_{1};
+  // Counters written per task sit on cache lines of their own, apart from what is only read.
+  alignas(64) std::atomic<std::uint64_t> next_task_id_{1};
   std::atomic<std::uint64_t> next_data_id_{1};
 
   // Throttling and idleness.
-  std::atomic<std::uint64_t> in_flight_{0};
-  std::uint64_t resume_below_ = 0;  // submitters waiting resume once in_flight drops here
+  alignas(64) std::atomic<std::uint64_t> in_flight_{0};
+  alignas(64) std::uint64_t resume_below_ =
+      0;  // submitters waiting resume once in_flight drops here
   std::atomic<std::uint32_t> throttled_{0};
   std::atomic<std::uint32_t> throttle_epoch_{0};
   std::atomic<std::uint32_t> idle_waiters_{0};
@@ -120,10 +124,10 @@ class RuntimeCore final : public TaskRunner {
   std::mutex failure_lock_;
   std::shared_ptr<const FailureRecord> first_failure_;
 
-  std::atomic<std::uint64_t> succeeded_{0};
+  alignas(64) std::atomic<std::uint64_t> succeeded_{0};
   std::atomic<std::uint64_t> failed_{0};
   std::atomic<std::uint64_t> cancelled_{0};
-  Tracer tracer_;
+  alignas(64) Tracer tracer_;
 };
 
 }  // namespace strata::runtime::detail

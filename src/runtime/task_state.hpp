@@ -6,10 +6,10 @@
 #include <exception>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
+#include "spin_lock.hpp"
 #include "strata/runtime/task.hpp"
 
 namespace strata::runtime::detail {
@@ -39,7 +39,7 @@ struct TaskState {
   std::atomic<bool> cancel_requested{false};
   std::atomic<std::uint32_t> finished{0};  // 0 -> 1 once, waited on with atomic wait
 
-  std::mutex lock;  // guards the fields below until `closed`
+  SpinLock lock;  // guards the fields below until `closed`
   bool closed = false;
   std::vector<TaskState*> successors;
   std::vector<std::function<void(const TaskHandle&)>> callbacks;
