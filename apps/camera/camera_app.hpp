@@ -1,0 +1,54 @@
+#pragma once
+// The camera identification application's entry points (what `strata allpairs camera
+// generate|run` and the tests call): generate a data set of photos with known cameras, open a
+// data directory as an all-pairs application, and evaluate a run's results against the truth.
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "camera/camera_application.hpp"
+#include "camera/clustering.hpp"
+#include "strata/allpairs/application.hpp"
+
+namespace strata::apps::camera {
+
+// What to generate: `items` photos of a scene each, taken by `cameras` simulated cameras of one
+// model (a sensor fingerprint each), as JPEG files plus truth.csv.
+struct GenerateOptions {
+  std::size_t items = 40;
+  std::uint64_t seed = 1;
+  std::size_t cameras = 4;
+  std::uint32_t width = 256;
+  std::uint32_t height = 192;
+  int quality = 92;          // JPEG quality, 1-100
+  bool color = true;         // RGB photos (the application reads their luminance) or greyscale
+  float prnu_sigma = 0.02f;  // strength of the sensor fingerprints (standard deviation of K)
+  unsigned threads = 0;      // generator threads; 0: one per core
+};
+
+// Writes the photos (photo_0000.jpg, ...) and truth.csv into `dir` (created if needed); the
+// same options give the same files. Refuses a directory holding other JPEG files.
+void generate(const std::filesystem::path& dir, const GenerateOptions& options);
+
+// The application over the photos of `dir` (a CameraApplication).
+std::unique_ptr<strata::allpairs::ApplicationBase> open(const std::filesystem::path& dir);
+
+// Whether the cameras were recovered — every photo grouped with exactly the photos of its own
+// camera — and a few lines of numbers saying how clearly.
+struct Evaluation {
+  bool recovered = false;
+  std::string summary;
+};
+
+// Evaluates a results file of a run over `dir` against `dir`'s truth.csv.
+Evaluation evaluate(const std::filesystem::path& dir, const std::filesystem::path& results);
+
+// The same from the scores themselves (photos without any scored pair, e.g. skipped as
+// unreadable, are left out and counted).
+Evaluation evaluate_scores(const std::filesystem::path& dir, std::span<const ScoredPair> pairs);
+
+}  // namespace strata::apps::camera

@@ -1,0 +1,16 @@
+// evaluate(): a results file of the all-pairs engine against the truth.
+#include "camera/camera_app.hpp"
+#include "strata/allpairs/results_file.hpp"
+
+namespace strata::apps::camera {
+
+Evaluation evaluate(const std::filesystem::path& dir, const std::filesystem::path& results) {
+  const auto records = allpairs::read_results<Result>(results);
+  std::vector<ScoredPair> pairs;
+  pairs.reserve(records.size());
+  for (const auto& record : records)
+    pairs.push_back({record.left, record.right, record.value.ncc});
+  return evaluate_scores(dir, pairs);
+}
+
+}  // namespace strata::apps::camera

@@ -1,0 +1,84 @@
+// Single-linkage clustering at a threshold, the threshold from the scores, and agreement of
+// partitions (pairwise precision and recall, adjusted Rand index) against values worked by hand.
+#include "camera/clustering.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "strata/base/error.hpp"
+
+namespace strata::apps::camera {
+namespace {
+
+using Labels = std::vector<std::uint32_t>;
+
+TEST(CameraClustering, PairsAboveTheThresholdJoinGroupsTransitively) {
+  const std::vector<ScoredPair> pairs = {{0, 1, 0.5f},
+                                         {1, 2, 0.4f},
+                                         {0, 2, 0.01f},  // 0-1-2 chained, 0-2 itself below
+                                         {3, 4, 0.02f},  // below: apart
+                                         {2, 4, -0.3f}};
+  EXPECT_EQ(cluster_by_threshold(5, pairs, 0.1f), (Labels{0, 0, 0, 1, 2}));
+  EXPECT_EQ(cluster_by_threshold(5, pairs, 0.015f), (Labels{0, 0, 0, 1, 1}));
+  EXPECT_EQ(cluster_by_threshold(3, {}, 0.1f), (Labels{0, 1, 2}));
+  EXPECT_THROW(cluster_by_threshold(2, pairs, 0.1f), Error);  // names item 2 of 2
+}
+
+TEST(CameraClustering, IdenticalPartitionsUpToLabels) {
+  const auto agreement = compare_partitions(Labels{0, 0, 1, 1, 2}, Labels{7, 7, 3, 3, 5});
+  EXPECT_TRUE(agreement.identical);
+  EXPECT_EQ(agreement.found_groups, 3u);
+  EXPECT_EQ(agreement.true_groups, 3u);
+  EXPECT_DOUBLE_EQ(agreement.pair_precision, 1.0);
+  EXPECT_DOUBLE_EQ(agreement.pair_recall, 1.0);
+  EXPECT_DOUBLE_EQ(agreement.adjusted_rand, 1.0);
+}
+
+TEST(CameraClustering, MergedGroupsLosePrecisionSplitGroupsLoseRecall) {
+  // Everything in one group where there are two of two: 2 of the 6 pairs put together belong
+  // together; the Rand index is what chance gives (expected 6 * 2 / 6 = 2 = found).
+  auto merged = compare_partitions(Labels{0, 0, 0, 0}, Labels{0, 0, 1, 1});
+  EXPECT_FALSE(merged.identical);
+  EXPECT_DOUBLE_EQ(merged.pair_precision, 2.0 / 6.0);
+  EXPECT_DOUBLE_EQ(merged.pair_recall, 1.0);
+  EXPECT_NEAR(merged.adjusted_rand, 0.0, 1e-12);
+
+  auto split = compare_partitions(Labels{0, 0, 1, 1}, Labels{0, 0, 0, 0});
+  EXPECT_FALSE(split.identical);
+  EXPECT_DOUBLE_EQ(split.pair_precision, 1.0);
+  EXPECT_DOUBLE_EQ(split.pair_recall, 2.0 / 6.0);
+}
+
+TEST(CameraClustering, AdjustedRandIndexOfAWorkedExample) {
+  // Found {0,1} {2,3} {4,5}, true {0,1,2} {3,4,5}: pairs together in both 1 + 1 = 2, in found
+  // 3, in truth 6, of 15; expected 3 * 6 / 15 = 1.2, maximum (3 + 6) / 2 = 4.5.
+  const auto agreement = compare_partitions(Labels{0, 0, 1, 1, 2, 2}, Labels{0, 0, 0, 1, 1, 1});
+  EXPECT_NEAR(agreement.adjusted_rand, (2.0 - 1.2) / (4.5 - 1.2), 1e-12);
+  EXPECT_DOUBLE_EQ(agreement.pair_precision, 2.0 / 3.0);
+  EXPECT_DOUBLE_EQ(agreement.pair_recall, 2.0 / 6.0);
+}
+
+TEST(CameraClustering, ThresholdIsPce60OfTheNullSpreadEstimatedFromNegativeScores) {
+  constexpr std::uint64_t pixels = 10000;  // white sigma 0.01
+  const float pce60 = std::sqrt(60.0f);
+  // Too few negative scores: the white-noise spread.
+  const std::vector<float> few = {-0.05f, 0.3f, 0.2f};
+  auto threshold = match_threshold(pixels, few);
+  EXPECT_FLOAT_EQ(threshold.null_sigma, 0.01f);
+  EXPECT_FLOAT_EQ(threshold.ncc, pce60 * 0.01f);
+  // 20 negative scores with root mean square 0.02 (positives do not count).
+  std::vector<float> wide(20, -0.02f);
+  wide.push_back(0.5f);
+  threshold = match_threshold(pixels, wide);
+  EXPECT_EQ(threshold.negative_scores, 20u);
+  EXPECT_FLOAT_EQ(threshold.null_sigma, 0.02f);
+  EXPECT_FLOAT_EQ(threshold.ncc, pce60 * 0.02f);
+  // A spread below the white-noise one is not believed.
+  const std::vector<float> narrow(20, -0.001f);
+  EXPECT_FLOAT_EQ(match_threshold(pixels, narrow).null_sigma, 0.01f);
+}
+
+}  // namespace
+}  // namespace strata::apps::camera

@@ -1,0 +1,231 @@
+// The PRNU kernels against double-precision references, on every backend (CPU; OpenCL where an
+// ICD offers a device, e.g. PoCL).
+#include "camera/prnu_kernels.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "camera/prnu_pipeline.hpp"
+#include "camera/random_stream.hpp"
+#include "test_support.hpp"
+
+namespace strata::apps::camera {
+namespace {
+
+using device::Dim3;
+using device::KernelArg;
+using device::LaunchGeometry;
+using testing::KernelHarness;
+
+using Image = std::vector<float>;
+
+// A gradient with a bright rectangle (hard edges) and noise of standard deviation 3.
+Image test_image(std::uint32_t width, std::uint32_t height, std::uint64_t seed) {
+  RandomStream random(seed, {});
+  Image image(std::size_t{width} * height);
+  for (std::uint32_t y = 0; y < height; ++y)
+    for (std::uint32_t x = 0; x < width; ++x) {
+      const bool inside = x > width / 2 && y > height / 4 && y < 3 * height / 4;
+      image[std::size_t{y} * width + x] = static_cast<float>(
+          100.0 + 0.5 * x + 0.3 * y + (inside ? 60.0 : 0.0) + 3.0 * random.normal());
+    }
+  return image;
+}
+
+std::vector<double> reference_residual(const Image& image, std::uint32_t width,
+                                       std::uint32_t height, double noise_variance) {
+  std::vector<double> residual(image.size());
+  for (std::int64_t y = 0; y < height; ++y)
+    for (std::int64_t x = 0; x < width; ++x) {
+      double sum = 0.0, squares = 0.0;
+      for (std::int64_t dy = -1; dy <= 1; ++dy)
+        for (std::int64_t dx = -1; dx <= 1; ++dx) {
+          const std::int64_t yy = std::clamp<std::int64_t>(y + dy, 0, height - 1);
+          const std::int64_t xx = std::clamp<std::int64_t>(x + dx, 0, width - 1);
+          const double v = image[static_cast<std::size_t>(yy * width + xx)];
+          sum += v;
+          squares += v * v;
+        }
+      const double mean = sum / 9.0, variance = std::max(squares / 9.0 - mean * mean, 0.0);
+      const double centre = image[static_cast<std::size_t>(y * width + x)];
+      residual[static_cast<std::size_t>(y * width + x)] =
+          (centre - mean) * std::min(1.0, noise_variance / variance);
+    }
+  return residual;
+}
+
+// Residual, zero-mean rows, zero-mean columns, unit norm.
+std::vector<double> reference_pattern(const Image& image, std::uint32_t width,
+                                      std::uint32_t height) {
+  std::vector<double> p = reference_residual(image, width, height, residual_noise_variance);
+  for (std::uint32_t y = 0; y < height; ++y) {
+    double sum = 0.0;
+    for (std::uint32_t x = 0; x < width; ++x)
+      sum += p[y * width + x];
+    for (std::uint32_t x = 0; x < width; ++x)
+      p[y * width + x] -= sum / width;
+  }
+  for (std::uint32_t x = 0; x < width; ++x) {
+    double sum = 0.0;
+    for (std::uint32_t y = 0; y < height; ++y)
+      sum += p[y * width + x];
+    for (std::uint32_t y = 0; y < height; ++y)
+      p[y * width + x] -= sum / height;
+  }
+  double squares = 0.0;
+  for (const double v : p)
+    squares += v * v;
+  for (double& v : p)
+    v /= std::sqrt(squares);
+  return p;
+}
+
+class PrnuKernels : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(PrnuKernels, ResidualIsTheLocalWienerFilterResidual) {
+  CAMERA_REQUIRE_DEVICE(device);
+  constexpr std::uint32_t width = 37, height = 23;  // not multiples of anything
+  const Image image = test_image(width, height, 3);
+  KernelHarness harness(device);
+  const auto in = harness.upload(image);
+  const auto out = harness.zeros(image.size());
+  harness.context().launch(
+      residual_kernel(), LaunchGeometry{Dim3{width, height}, Dim3{0, 0, 0}, 2},
+      {KernelArg::value(width), KernelArg::value(height), KernelArg::value(residual_noise_variance),
+       KernelArg::array<float>(in), KernelArg::array<float>(out)});
+  const std::vector<float> residual = harness.download(out, image.size());
+  const std::vector<double> expected =
+      reference_residual(image, width, height, residual_noise_variance);
+  for (std::size_t i = 0; i < image.size(); ++i)
+    ASSERT_NEAR(residual[i], expected[i], 2e-3) << "pixel " << i % width << "," << i / width;
+  // The edges of the rectangle are attenuated: scene content, not sensor noise.
+  const std::size_t edge = std::size_t{height / 2} * width + width / 2 + 1;
+  EXPECT_LT(std::abs(residual[edge]), std::abs(image[edge] - image[edge - 1]) / 4);
+}
+
+TEST_P(PrnuKernels, ExtractedPatternIsZeroMeanUnitNormAndMatchesTheReference) {
+  CAMERA_REQUIRE_DEVICE(device);
+  constexpr std::uint32_t width = 150, height = 61;  // rows longer than a work-group
+  const Image image = test_image(width, height, 5);
+  KernelHarness harness(device);
+  const auto scratch = harness.upload(image);
+  const auto out = harness.zeros(image.size());
+  extract_pattern(harness.context(), ImageShape{width, height}, KernelArg::array<float>(scratch),
+                  KernelArg::array<float>(out))
+      .wait();
+  const std::vector<float> pattern = harness.download(out, image.size());
+  const std::vector<double> expected = reference_pattern(image, width, height);
+  double squares = 0.0;
+  for (std::size_t i = 0; i < pattern.size(); ++i) {
+    ASSERT_NEAR(pattern[i], expected[i], 1e-5) << "pixel " << i % width << "," << i / width;
+    squares += double{pattern[i]} * pattern[i];
+  }
+  EXPECT_NEAR(squares, 1.0, 1e-5);
+  for (std::uint32_t x = 0; x < width; ++x) {
+    double column = 0.0;
+    for (std::uint32_t y = 0; y < height; ++y)
+      column += pattern[y * width + x];
+    ASSERT_NEAR(column, 0.0, 1e-5) << "column " << x;
+  }
+}
+
+TEST_P(PrnuKernels, ZeroMeanRowsAndColumnsRemoveALinearPattern) {
+  CAMERA_REQUIRE_DEVICE(device);
+  // Only row and column offsets (what every camera of a model shares), below the noise level.
+  constexpr std::uint32_t width = 200, height = 40;
+  RandomStream random(11, {});
+  std::vector<float> rows(height), columns(width);
+  for (float& v : rows)
+    v = static_cast<float>(random.uniform(-1.0, 1.0));
+  for (float& v : columns)
+    v = static_cast<float>(random.uniform(-1.0, 1.0));
+  Image image(std::size_t{width} * height);
+  for (std::uint32_t y = 0; y < height; ++y)
+    for (std::uint32_t x = 0; x < width; ++x)
+      image[y * width + x] = 120.0f + rows[y] + columns[x];
+
+  KernelHarness harness(device);
+  const auto in = harness.upload(image);
+  const auto pattern = harness.zeros(image.size());
+  const auto energy = harness.zeros(width + 1);
+  auto& context = harness.context();
+  context.launch(
+      residual_kernel(), LaunchGeometry{Dim3{width, height}, Dim3{0, 0, 0}, 2},
+      {KernelArg::value(width), KernelArg::value(height), KernelArg::value(residual_noise_variance),
+       KernelArg::array<float>(in), KernelArg::array<float>(pattern)});
+  const std::vector<float> residual = harness.download(pattern, image.size());
+  EXPECT_GT(*std::max_element(residual.begin(), residual.end()), 0.3f);  // the filter keeps it
+
+  context.launch(
+      zero_mean_rows_kernel(),
+      LaunchGeometry{Dim3{std::uint64_t{height} * reduction_group}, Dim3{reduction_group}, 1},
+      {KernelArg::value(width), KernelArg::value(height), KernelArg::array<float>(pattern)});
+  context.launch(zero_mean_columns_kernel(), LaunchGeometry{Dim3{width}},
+                 {KernelArg::value(width), KernelArg::value(height),
+                  KernelArg::array<float>(pattern), KernelArg::array<float>(energy)});
+  for (const float v : harness.download(pattern, image.size()))
+    ASSERT_NEAR(v, 0.0f, 1e-4f);
+}
+
+TEST_P(PrnuKernels, AFlatImageGivesAZeroPatternNotNaN) {
+  CAMERA_REQUIRE_DEVICE(device);
+  constexpr std::uint32_t width = 32, height = 16;
+  const Image image(std::size_t{width} * height, 77.0f);
+  KernelHarness harness(device);
+  const auto scratch = harness.upload(image);
+  const auto out = harness.upload(Image(image.size(), 1.0f));
+  extract_pattern(harness.context(), ImageShape{width, height}, KernelArg::array<float>(scratch),
+                  KernelArg::array<float>(out))
+      .wait();
+  for (const float v : harness.download(out, image.size()))
+    ASSERT_EQ(v, 0.0f);
+}
+
+TEST_P(PrnuKernels, CorrelationPartsSumToTheDotProduct) {
+  CAMERA_REQUIRE_DEVICE(device);
+  // Fewer values than parts, not a multiple of the parts, several per thread.
+  for (const std::uint32_t count : {50u, 1000u, correlation_parts * reduction_group * 3 + 7}) {
+    RandomStream random(count, {});
+    Image left(count), right(count);
+    double expected = 0.0;
+    for (std::uint32_t i = 0; i < count; ++i) {
+      left[i] = static_cast<float>(random.normal());
+      right[i] = static_cast<float>(0.5 * left[i] + random.normal());
+      expected += double{left[i]} * right[i];
+    }
+    KernelHarness harness(device);
+    const auto a = harness.upload(left), b = harness.upload(right);
+    const auto parts = harness.upload(Image(correlation_parts, -1.0f));
+    correlate(harness.context(), count, KernelArg::array<float>(a), KernelArg::array<float>(b),
+              KernelArg::array<float>(parts))
+        .wait();
+    const std::vector<float> sums = harness.download(parts, correlation_parts);
+    const double ncc = ncc_from_parts(std::as_bytes(std::span(sums)));
+    EXPECT_NEAR(ncc, expected, 1e-5 * count) << count << " values";
+  }
+}
+
+TEST_P(PrnuKernels, APatternCorrelatesWithItselfAtOne) {
+  CAMERA_REQUIRE_DEVICE(device);
+  constexpr std::uint32_t width = 64, height = 48;
+  KernelHarness harness(device);
+  const auto scratch = harness.upload(test_image(width, height, 9));
+  const auto pattern = harness.zeros(std::size_t{width} * height);
+  const auto parts = harness.zeros(correlation_parts);
+  extract_pattern(harness.context(), ImageShape{width, height}, KernelArg::array<float>(scratch),
+                  KernelArg::array<float>(pattern));
+  correlate(harness.context(), std::uint64_t{width} * height, KernelArg::array<float>(pattern),
+            KernelArg::array<float>(pattern), KernelArg::array<float>(parts))
+      .wait();
+  const std::vector<float> sums = harness.download(parts, correlation_parts);
+  EXPECT_NEAR(ncc_from_parts(std::as_bytes(std::span(sums))), 1.0, 1e-5);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, PrnuKernels, ::testing::Values("cpu", "opencl"),
+                         [](const auto& backend) { return backend.param; });
+
+}  // namespace
+}  // namespace strata::apps::camera
