@@ -15,7 +15,11 @@ constexpr bool recycle_records = false;  // AddressSanitizer must see every use 
 constexpr bool recycle_records = true;
 #endif
 
-using TaskRecycler = Recycler<TaskState>;
+// Up to 512 batches of 256 records (131,072, about 37 MB) wait for reuse: a submitter that runs
+// ahead of the workers keeps tens of thousands of tasks in flight, and with fewer records shelved
+// every round beyond the shelf went through new and delete (measured: 25,000 to 89,000 tasks in
+// flight while 100,000 empty tasks are submitted on 2 workers).
+using TaskRecycler = Recycler<TaskState, 256, 512>;
 
 // Empties `list`, and gives its buffer back when an unusual task made it large.
 template <class List>
