@@ -2,8 +2,6 @@
 
 #include "task_state.hpp"
 
-#include <new>
-
 #include "recycler.hpp"
 
 namespace strata::runtime::detail {
@@ -21,7 +19,8 @@ constexpr bool recycle_records = true;
 // flight while 100,000 empty tasks are submitted on 2 workers).
 using TaskRecycler = Recycler<TaskState, 256, 512>;
 
-// Empties `list`, and gives its buffer back when an unusual task made it large.
+// Empties `list` (a vector or string), and gives its buffer back when an unusual task made it
+// large.
 template <class List>
 void empty(List& list, std::size_t keep_capacity) {
   if (list.capacity() > keep_capacity) {
@@ -45,22 +44,34 @@ void TaskState::recycle() {
     delete this;
     return;
   }
-  // Rebuilt in place, so that every field starts as in a new record, except that the (emptied)
-  // vectors keep their buffers.
-  auto kept_successors = std::move(successors);
-  auto kept_callbacks = std::move(callbacks);
-  auto kept_candidates = std::move(candidates);
-  auto kept_accesses = std::move(accesses);
-  empty(kept_successors, 64);
-  empty(kept_callbacks, 8);
-  empty(kept_candidates, 8);
-  empty(kept_accesses, 16);
-  this->~TaskState();
-  new (this) TaskState;
-  successors = std::move(kept_successors);
-  callbacks = std::move(kept_callbacks);
-  candidates = std::move(kept_candidates);
-  accesses = std::move(kept_accesses);
+  // Every field back to its value in a new record, field by field (rebuilding the record in
+  // place cost three times as much); emptied vectors keep their buffers. A field added to
+  // TaskState must be reset here too.
+  references.store(1, std::memory_order_relaxed);
+  unmet.store(1, std::memory_order_relaxed);
+  status.store(TaskStatus::pending, std::memory_order_relaxed);
+  cancel_requested.store(false, std::memory_order_relaxed);
+  finished.store(0, std::memory_order_relaxed);
+  closed = false;
+  empty(successors, 64);
+  empty(callbacks, 8);
+  failure.reset();
+  body.reset();
+  empty(name, 64);
+  id = 0;
+  priority = Priority::normal;
+  empty(candidates, 8);
+  executor = ExecutorId{};
+  empty(accesses, 16);
+  bytes = 0;
+  staged = false;
+  holds_gates = false;
+  hook_staged = false;
+  deferred = false;
+  internal = false;
+  barrier = false;
+  completed.store(false, std::memory_order_relaxed);
+  runtime = nullptr;
   TaskRecycler::give(this);
 }
 

@@ -26,7 +26,8 @@ struct FailureRecord {
 };
 
 // The runtime's record of one task. Records are recycled (create() / the last release()), so
-// their vectors keep their capacity from one task to the next.
+// their vectors keep their capacity from one task to the next. recycle() resets each field by
+// hand: a new field must be reset there too.
 struct TaskState {
   // A record in the state of a default-constructed TaskState.
   static TaskState* create();

@@ -46,27 +46,25 @@ struct alignas(64) Lane {
 
 // A FIFO per priority level that any thread pushes to and pops from without a lock (tasks
 // submitted from threads outside the executor, where a mutex made submitter and workers collide).
+// Emptiness is read from the queue's own counters: no count of ours is written per task.
 class InjectionQueue {
  public:
-  void push(ReadyTask* task, int level) {
-    levels_[level].push(task);
-    counts_[level].fetch_add(1, std::memory_order_release);
-  }
+  void push(ReadyTask* task, int level) { levels_[level].push(task); }
   // The oldest task of one level, or nullptr.
   ReadyTask* take(int level) {
-    if (counts_[level].load(std::memory_order_acquire) == 0) return nullptr;
+    auto& queue = levels_[level];
+    if (queue.empty()) return nullptr;
     ReadyTask* task = nullptr;
-    if (!levels_[level].try_pop(task)) return nullptr;
-    counts_[level].fetch_sub(1, std::memory_order_relaxed);
-    return task;
+    return queue.try_pop(task) ? task : nullptr;
   }
 
  private:
   // std::allocator: its pages come from (sanitizer-visible) operator new, not oneTBB's allocator.
   std::array<tbb::concurrent_queue<ReadyTask*, std::allocator<ReadyTask*>>, priority_levels>
       levels_;
-  std::array<std::atomic<std::uint32_t>, priority_levels> counts_{};
 };
+
+constexpr int high_level = static_cast<int>(Priority::high);
 
 class WorkStealingPolicy final : public SchedulingPolicy {
  public:
@@ -74,6 +72,7 @@ class WorkStealingPolicy final : public SchedulingPolicy {
 
   void push(ReadyTask* task, int worker) override {
     const int level = static_cast<int>(priority_of(*task));
+    if (level == high_level) high_queued_.fetch_add(1, std::memory_order_relaxed);
     if (worker >= 0) {
       lanes_[static_cast<unsigned>(worker)].push(task, level);
     } else {
@@ -85,7 +84,9 @@ class WorkStealingPolicy final : public SchedulingPolicy {
   ReadyTask* pop(unsigned worker) override {
     if (size_.load(std::memory_order_seq_cst) == 0) return nullptr;
     const auto lanes = static_cast<unsigned>(lanes_.size());
-    for (int level = priority_levels - 1; level >= 0; --level) {
+    // Most tasks are of normal priority: the high level is searched only while it holds some.
+    const bool any_high = high_queued_.load(std::memory_order_relaxed) != 0;
+    for (int level = any_high ? high_level : high_level - 1; level >= 0; --level) {
       ReadyTask* task = lanes_[worker].take(level, true);
       if (task == nullptr) task = injected_.take(level);
       for (unsigned step = 1; task == nullptr && step < lanes; ++step) {
@@ -93,6 +94,7 @@ class WorkStealingPolicy final : public SchedulingPolicy {
       }
       if (task != nullptr) {
         size_.fetch_sub(1, std::memory_order_relaxed);
+        if (level == high_level) high_queued_.fetch_sub(1, std::memory_order_relaxed);
         return task;
       }
     }
@@ -105,6 +107,7 @@ class WorkStealingPolicy final : public SchedulingPolicy {
   std::vector<Lane> lanes_;
   InjectionQueue injected_;
   std::atomic<std::size_t> size_{0};
+  std::atomic<std::uint32_t> high_queued_{0};  // high-priority tasks pushed and not yet popped
 };
 
 class PriorityFifoPolicy final : public SchedulingPolicy {
