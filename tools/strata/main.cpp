@@ -1,11 +1,12 @@
-// The `strata` command-line tool: `info`, `config`, `demo` and `launch`, each taking one flag per
-// setting.
+// The `strata` command-line tool: `info`, `config`, `demo`, `launch` and `allpairs`, each taking
+// one flag per setting.
 
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
 #include <exception>
 
+#include "allpairs_command.hpp"
 #include "config_command.hpp"
 #include "demo_command.hpp"
 #include "info_command.hpp"
@@ -38,11 +39,13 @@ int main(int argc, char** argv) {
   ConfigOptions config_options;
   DemoOptions demo_options;
   LaunchOptions launch_options;
+  AllPairsOptions allpairs_options;
   CLI::App& info = add_info_command(app, info_options);
   CLI::App& config = add_config_command(app, config_options);
   CLI::App& demo = add_demo_command(app, demo_options);
   CLI::App& launch = add_launch_command(app, launch_options);
-  for (CLI::App* command : {&info, &config, &demo})
+  CLI::App& allpairs = add_allpairs_command(app, allpairs_options);
+  for (CLI::App* command : {&info, &config, &demo, &allpairs})
     setting_flags.add_to(*command);
 
   try {
@@ -57,6 +60,7 @@ int main(int argc, char** argv) {
     if (info.parsed()) return run_info_command(effective, info_options);
     if (config.parsed()) return run_config_command(effective, config_options);
     if (launch.parsed()) return run_launch_command(launch_options);
+    if (allpairs.parsed()) return run_allpairs_command(allpairs, effective, allpairs_options);
     return run_demo_command(effective, demo_options);
   } catch (const strata::ConfigError& error) {
     fmt::print(stderr, "strata: error: {}\n", error.what());

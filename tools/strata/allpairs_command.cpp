@@ -1,0 +1,195 @@
+#include "allpairs_command.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "allpairs_apps.hpp"
+#include "progress_line.hpp"
+#include "strata/allpairs/engine.hpp"
+#include "strata/base/error.hpp"
+#include "strata/base/units.hpp"
+#include "strata/cluster/network.hpp"
+
+namespace strata::cli {
+
+namespace {
+
+// "40 slots" or "40slots" -> slots; "256MiB" -> bytes; empty -> nothing set.
+void parse_cache_size(const std::string& text, const char* flag, std::uint64_t& bytes,
+                      std::uint64_t& slots) {
+  if (text.empty()) return;
+  const auto at = text.find("slot");
+  if (at != std::string::npos) {
+    const auto count = parse_count(text.substr(0, text.find_last_not_of(' ', at - 1) + 1));
+    if (!count) throw Error(fmt::format("{} '{}': expected a number of slots", flag, text));
+    slots = *count;
+    return;
+  }
+  const auto size = parse_bytes(text);
+  if (!size)
+    throw Error(fmt::format("{} '{}': expected bytes (256MiB) or slots (40 slots)", flag, text));
+  bytes = *size;
+}
+
+std::string bar(const allpairs::Progress& progress) {
+  constexpr int width = 30;
+  const double fraction =
+      progress.total == 0 ? 1.0 : static_cast<double>(progress.done) / progress.total;
+  const int filled = static_cast<int>(fraction * width);
+  const double rate = progress.seconds > 0 ? progress.done / progress.seconds : 0.0;
+  const double left = rate > 0 ? (progress.total - progress.done) / rate : 0.0;
+  return fmt::format("[{}{}] {:5.1f}%  {}/{} pairs  {:.0f} pairs/s  ETA {:.0f} s",
+                     std::string(filled, '#'), std::string(width - filled, '.'), fraction * 100,
+                     progress.done, progress.total, rate, left);
+}
+
+nlohmann::json report_json(const allpairs::EngineReport& r) {
+  const auto stage = [](const allpairs::StageTime& s) {
+    return nlohmann::json{{"count", s.count}, {"seconds", s.seconds}, {"mean", s.mean()}};
+  };
+  return {{"application", r.application},
+          {"ranks", r.ranks},
+          {"devices", r.devices},
+          {"items", r.items},
+          {"pairs_total", r.pairs_total},
+          {"pairs_computed", r.pairs_computed},
+          {"pairs_resumed", r.pairs_resumed},
+          {"pairs_skipped", r.pairs_skipped},
+          {"items_skipped", r.items_skipped},
+          {"loads", r.loads},
+          {"loads_per_item", r.loads_per_item()},
+          {"remote_hits", r.remote_hits},
+          {"remote_misses", r.remote_misses},
+          {"bytes_read", r.bytes_read},
+          {"steals_local", r.steals_local},
+          {"steals_remote", r.steals_remote},
+          {"seconds", r.seconds},
+          {"pairs_per_second", r.pairs_per_second()},
+          {"model_minimum_seconds", r.model_minimum_seconds()},
+          {"efficiency", r.efficiency()},
+          {"stages",
+           {{"read", stage(r.read)},
+            {"parse", stage(r.parse)},
+            {"preprocess", stage(r.preprocess)},
+            {"compare", stage(r.compare)},
+            {"postprocess", stage(r.postprocess)}}}};
+}
+
+int list_apps() {
+  if (allpairs_apps().empty()) fmt::print("this build has no all-pairs applications\n");
+  for (const AllPairsApp& app : allpairs_apps())
+    fmt::print("{:<12} {}\n", app.name, app.description);
+  return 0;
+}
+
+int generate(const AllPairsOptions& options) {
+  const AllPairsApp& app = find_allpairs_app(options.application);
+  app.generate(options.directory, options.items, options.seed);
+  fmt::print("generated a {} data set in {}\n", app.name, options.directory);
+  return 0;
+}
+
+int evaluate(const AllPairsApp& app, const std::filesystem::path& dir,
+             const std::filesystem::path& results) {
+  const auto [recovered, summary] = app.evaluate(dir, results);
+  fmt::print("{}\n{}: the truth was {}\n", summary, app.name,
+             recovered ? "recovered" : "NOT recovered");
+  return recovered ? 0 : 3;
+}
+
+int run(const EffectiveConfig& effective, const AllPairsOptions& options) {
+  const AllPairsApp& app = find_allpairs_app(options.application);
+  const std::filesystem::path dir = options.directory;
+  allpairs::EngineOptions engine;
+  engine.output =
+      options.output.empty() ? dir / "results.bin" : std::filesystem::path(options.output);
+  engine.resume = options.resume;
+  engine.config = effective.config;
+  engine.devices = options.devices;
+  engine.jobs_per_device = options.jobs;
+  engine.leaf = options.leaf;
+  engine.bad_input = options.skip_bad_input ? allpairs::BadInput::skip : allpairs::BadInput::stop;
+  parse_cache_size(options.device_cache, "--device-cache", engine.cache.device_bytes,
+                   engine.cache.device_slots);
+  parse_cache_size(options.host_cache, "--host-cache", engine.cache.host_bytes,
+                   engine.cache.host_slots);
+  engine.cache.distributed = !options.no_distributed;
+  engine.cache.hops = options.hops;
+
+  cluster::Network network(nullptr, nullptr);
+  ProgressLine line;
+  if (!options.quiet) {
+    engine.progress = [&line](const allpairs::Progress& progress) { line.update(bar(progress)); };
+  }
+  const std::unique_ptr<allpairs::ApplicationBase> application = app.open(dir);
+  const allpairs::EngineReport report = allpairs::run_all_pairs(*application, engine, network);
+  if (network.rank() != 0) return 0;
+  if (!options.quiet) {
+    allpairs::Progress last{report.pairs_total, report.pairs_total, report.seconds};
+    line.finish(bar(last));
+  }
+  fmt::print("{}\n{}", report.format(), report.runtime_summary);
+  fmt::print("results: {}\n", engine.output.string());
+  if (!options.report_json.empty()) {
+    std::ofstream(options.report_json) << report_json(report).dump(2) << "\n";
+  }
+  return evaluate(app, dir, engine.output);
+}
+
+}  // namespace
+
+CLI::App& add_allpairs_command(CLI::App& app, AllPairsOptions& options) {
+  CLI::App* command = app.add_subcommand(
+      "allpairs", "All-pairs applications (rocket): list, generate a data set, run, evaluate");
+  command->require_subcommand(1);
+  command->add_subcommand("list", "List the applications of this build");
+
+  CLI::App* generate = command->add_subcommand(
+      "generate", "Write a data set with known truth (photos, proteomes or particles)");
+  generate->add_option("application", options.application, "camera, phylogeny or microscopy")
+      ->required();
+  generate->add_option("directory", options.directory, "Where to write it")->required();
+  generate->add_option("--items", options.items, "Number of items (default: the application's)");
+  generate->add_option("--seed", options.seed, "Seed of the generator");
+
+  CLI::App* run = command->add_subcommand(
+      "run", "Compare every pair of a data set; then check the results against its truth");
+  run->add_option("application", options.application, "camera, phylogeny or microscopy")
+      ->required();
+  run->add_option("directory", options.directory, "The data set")->required();
+  run->add_option("--output", options.output, "Results file (default: DIRECTORY/results.bin)");
+  run->add_flag("--resume", options.resume, "Continue an interrupted run from its journal");
+  run->add_option("--device-cache", options.device_cache,
+                  "Device cache per device: bytes (256MiB) or slots ('40 slots')");
+  run->add_option("--host-cache", options.host_cache,
+                  "Host cache per process: bytes (1GiB) or slots ('200 slots')");
+  run->add_flag("--no-distributed", options.no_distributed,
+                "Do not ask other processes' caches before loading an item");
+  run->add_option("--hops", options.hops, "Candidates asked per distributed cache request (h)");
+  run->add_option("--jobs", options.jobs, "Jobs in flight per device (back-pressure)");
+  run->add_option("--leaf", options.leaf, "Blocks of at most LEAF x LEAF pairs are not split");
+  run->add_option("--devices", options.devices, "Backends to compute on: cpu, opencl, cuda");
+  run->add_flag("--skip-bad-input", options.skip_bad_input,
+                "Skip unreadable items with a warning instead of stopping");
+  run->add_flag("--quiet", options.quiet, "No progress bar");
+  run->add_option("--report-json", options.report_json, "Also write the report as JSON");
+
+  CLI::App* evaluate_command =
+      command->add_subcommand("evaluate", "Check a results file against a data set's truth");
+  evaluate_command->add_option("application", options.application)->required();
+  evaluate_command->add_option("directory", options.directory)->required();
+  evaluate_command->add_option("results", options.output, "Results file")->required();
+  return *command;
+}
+
+int run_allpairs_command(const CLI::App& command, const EffectiveConfig& effective,
+                         const AllPairsOptions& options) {
+  if (command.got_subcommand("list")) return list_apps();
+  if (command.got_subcommand("generate")) return generate(options);
+  if (command.got_subcommand("run")) return run(effective, options);
+  return evaluate(find_allpairs_app(options.application), options.directory, options.output);
+}
+
+}  // namespace strata::cli

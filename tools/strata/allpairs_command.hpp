@@ -1,0 +1,41 @@
+#pragma once
+// `strata allpairs`: the all-pairs applications of the rocket paper — list them, generate a data
+// set with known truth, run one over a data set (any number of processes, under `strata launch`)
+// with a progress bar and the paper's report, and check the results against the truth.
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <string>
+
+#include "setting_flags.hpp"
+
+namespace strata::cli {
+
+// The options of `strata allpairs ...`.
+struct AllPairsOptions {
+  std::string application;
+  std::string directory;
+  std::size_t items = 0;  // generate: 0 for the application's default
+  std::uint64_t seed = 1;
+  std::string output;  // run: default <directory>/results.bin
+  bool resume = false;
+  std::string device_cache;  // bytes ("256MiB") or slots ("40 slots")
+  std::string host_cache;
+  bool no_distributed = false;
+  unsigned hops = 1;
+  unsigned jobs = 16;
+  unsigned leaf = 4;
+  std::string devices = "cpu";
+  bool skip_bad_input = false;
+  bool quiet = false;
+  std::string report_json;  // run: also write the report as JSON here
+};
+
+// Adds `allpairs` with its subcommands `list`, `generate`, `run`, `evaluate`.
+CLI::App& add_allpairs_command(CLI::App& app, AllPairsOptions& options);
+
+// Runs whichever subcommand was given; returns the exit status.
+int run_allpairs_command(const CLI::App& command, const EffectiveConfig& effective,
+                         const AllPairsOptions& options);
+
+}  // namespace strata::cli
