@@ -41,8 +41,9 @@ struct Evaluation {
   std::string summary;
 };
 
-// Builds the neighbor-joining tree from the distances in `results` (a results file of
-// PairCorrelation records over the proteomes of `dir`) and compares it with dir/truth.nwk.
+// Builds the neighbor-joining tree from the distances D in `results` (a results file of
+// PairCorrelation records over the proteomes of `dir`) and compares it with dir/truth.nwk by the
+// Robinson-Foulds distance. The summary also reports UPGMA on D and neighbor joining on -ln C.
 Evaluation evaluate(const std::filesystem::path& dir, const std::filesystem::path& results);
 
 // The same from a matrix of distances between the species of `dir` (in item order).
