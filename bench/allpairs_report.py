@@ -1,0 +1,158 @@
+"""Turns bench/run_allpairs.sh's run reports into bench/results/allpairs.{md,json} and plots."""
+import datetime
+import json
+import os
+import platform
+import re
+import socket
+import statistics
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+runs_path, results, load_before, load_after, wall, busy, command, camera_items = sys.argv[1:]
+runs = [json.loads(line) for line in open(runs_path)]
+
+
+def group(prefix):
+    """Runs whose name starts with prefix, grouped by the name without its repetition."""
+    out = {}
+    for r in runs:
+        if r["run"].startswith(prefix):
+            out.setdefault(r["run"].rsplit("-", 1)[0], []).append(r)
+    return out
+
+
+def summary(values):
+    return {"median": statistics.median(values), "min": min(values), "max": max(values),
+            "values": values}
+
+
+def fmt(s, scale=1.0, digits=1):
+    return (f"{s['median'] * scale:.{digits}f} ({s['min'] * scale:.{digits}f} – "
+            f"{s['max'] * scale:.{digits}f})")
+
+
+cpu = re.search(r"^model name\s*:\s*(.*)$", open("/proc/cpuinfo").read(), re.M)
+machine = {"host": socket.gethostname(), "cpu": cpu.group(1) if cpu else "?",
+           "logical_cpus": os.cpu_count(), "kernel": platform.release(),
+           "load_before": load_before, "load_after": load_after,
+           "cpu_seconds_during_run": float(busy), "wall_seconds": int(wall)}
+date = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+report = {"date": date, "command": command, "machine": machine, "efficiency": {}, "cache": {},
+          "scaling": {}}
+
+lines = ["# All-pairs engine: efficiency, cache size, processes", "",
+         f"Date: {date} (host `{machine['host']}`)", "",
+         f"- CPU: {machine['cpu']}, {machine['logical_cpus']} logical CPUs; Linux "
+         f"{machine['kernel']}; the device is the CPU backend (no GPU on this machine)",
+         f"- load average before: {load_before}; after: {load_after}; all processes used "
+         f"{float(busy):.0f} CPU-s in the {wall} s run",
+         "", "```", f"cd {os.getcwd()} && {command}", "```", "",
+         "Every figure is a median over the repetitions, with min – max. *Efficiency* is the "
+         "rocket paper's system efficiency (§6.1, eq. 5): T_min / T, with T_min = n t_preprocess + "
+         "pairs t_compare over the devices (eq. 4), t_x the stage means measured in the same run "
+         "(device time on the in-order compute queue), T the run's wall time. The CPU backend is "
+         "the device here, so parsing shares the two cores with the 'device' — which the model, "
+         "written for a GPU, does not charge.", "",
+         "## 1. System efficiency, one process, every item cached", "",
+         "| application | items | pairs | pairs/s | t_preprocess ms | t_compare ms | T_min s | T s | "
+         "efficiency % |", "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+for name, rs in sorted(group("efficiency-").items()):
+    app = name.split("-", 1)[1]
+    eff = summary([r["efficiency"] for r in rs])
+    entry = {"efficiency": eff, "pairs_per_second": summary([r["pairs_per_second"] for r in rs]),
+             "seconds": summary([r["seconds"] for r in rs]),
+             "model_minimum_seconds": summary([r["model_minimum_seconds"] for r in rs]),
+             "t_preprocess": summary([r["stages"]["preprocess"]["mean"] for r in rs]),
+             "t_compare": summary([r["stages"]["compare"]["mean"] for r in rs]),
+             "items": rs[0]["items"], "pairs": rs[0]["pairs_total"]}
+    report["efficiency"][app] = entry
+    lines.append(f"| {app} | {entry['items']} | {entry['pairs']} | "
+                 f"{fmt(entry['pairs_per_second'])} | {fmt(entry['t_preprocess'], 1e3, 2)} | "
+                 f"{fmt(entry['t_compare'], 1e3, 3)} | {fmt(entry['model_minimum_seconds'], 1, 2)} "
+                 f"| {fmt(entry['seconds'], 1, 2)} | {fmt(eff, 100)} |")
+met = [a for a, e in report["efficiency"].items() if e["efficiency"]["median"] >= 0.95]
+lines += ["", f"Goal ≥ 95 %: met for {', '.join(met) if met else 'none'}"
+          f"{'' if len(met) == len(report['efficiency']) else '; not met for ' + ', '.join(a for a in report['efficiency'] if a not in met)}.",
+          ""]
+
+lines += ["## 2. R and efficiency against the cache size (camera, cf. Fig. 9)", "",
+          f"{camera_items} photos; device and host caches of S slots each (one slot = one "
+          "preprocessed photo).", "",
+          "| S (slots) | share of the items | R (loads per item) | efficiency % | pairs/s |",
+          "| ---: | ---: | ---: | ---: | ---: |"]
+cache = {}
+for name, rs in group("cache-").items():
+    cache[int(name.split("-")[1])] = rs
+xs, rs_r, rs_e = [], [], []
+for slots in sorted(cache):
+    rs = cache[slots]
+    r_ = summary([r["loads_per_item"] for r in rs])
+    e_ = summary([r["efficiency"] for r in rs])
+    p_ = summary([r["pairs_per_second"] for r in rs])
+    report["cache"][slots] = {"loads_per_item": r_, "efficiency": e_, "pairs_per_second": p_}
+    xs.append(slots)
+    rs_r.append(r_["median"])
+    rs_e.append(e_["median"] * 100)
+    lines.append(f"| {slots} | {slots / int(camera_items) * 100:.0f} % | {fmt(r_, 1, 2)} | "
+                 f"{fmt(e_, 100)} | {fmt(p_)} |")
+fig, ax = plt.subplots(figsize=(6, 4))
+ax.plot(xs, rs_e, "o-", color="tab:blue", label="system efficiency (%)")
+ax.set_xscale("log", base=2)
+ax.set_xlabel("cache size S (slots)")
+ax.set_ylabel("system efficiency (%)", color="tab:blue")
+ax2 = ax.twinx()
+ax2.plot(xs, rs_r, "s--", color="tab:red", label="R")
+ax2.set_ylabel("R (loads per item)", color="tab:red")
+ax.set_title("camera identification: efficiency and R vs cache size")
+fig.tight_layout()
+fig.savefig(f"{results}/allpairs-cache.png", dpi=110)
+lines += ["", "![efficiency and R against cache size](allpairs-cache.png)", ""]
+
+lines += ["## 3. Processes, with and without the distributed cache (camera, cf. Fig. 12)", "",
+          "16 host-cache slots per process, h = 1; all processes on this 2-core machine (so the "
+          "time cannot fall with more processes; the loads are the point).", "",
+          "| processes | distributed cache | total loads | R | remote hits | s | pairs/s |",
+          "| ---: | --- | ---: | ---: | ---: | ---: | ---: |"]
+scaling = {}
+for name, rs in group("scaling-").items():
+    _, np_, mode = name.split("-")
+    scaling[(int(np_), mode)] = rs
+plot = {"dist": [], "nodist": []}
+for (np_, mode) in sorted(scaling):
+    rs = scaling[(np_, mode)]
+    loads = summary([r["loads"] for r in rs])
+    r_ = summary([r["loads_per_item"] for r in rs])
+    hits = summary([r["remote_hits"] for r in rs])
+    secs = summary([r["seconds"] for r in rs])
+    pps = summary([r["pairs_per_second"] for r in rs])
+    report["scaling"][f"{np_}-{mode}"] = {"loads": loads, "loads_per_item": r_,
+                                          "remote_hits": hits, "seconds": secs,
+                                          "pairs_per_second": pps}
+    plot[mode].append((np_, loads["median"]))
+    lines.append(f"| {np_} | {'yes' if mode == 'dist' else 'no'} | {fmt(loads, 1, 0)} | "
+                 f"{fmt(r_, 1, 2)} | {fmt(hits, 1, 0)} | {fmt(secs, 1, 2)} | {fmt(pps)} |")
+fig, ax = plt.subplots(figsize=(6, 4))
+for mode, label in [("dist", "with distributed cache"), ("nodist", "without")]:
+    pts = sorted(plot[mode])
+    ax.plot([p for p, _ in pts], [l for _, l in pts], "o-", label=label)
+ax.set_xlabel("processes")
+ax.set_ylabel("total loads")
+ax.set_xticks([1, 2, 4])
+ax.legend()
+ax.set_title("camera identification: loads against processes")
+fig.tight_layout()
+fig.savefig(f"{results}/allpairs-scaling.png", dpi=110)
+fell = all(report["scaling"].get(f"{n}-dist", {}).get("loads", {}).get("median", 0) <
+           report["scaling"].get(f"{n}-nodist", {}).get("loads", {}).get("median", 0)
+           for n in (2, 4))
+lines += ["", f"Total loads fall with the distributed cache on 2 and 4 processes: "
+          f"{'yes' if fell else 'NO'}.", "",
+          "![loads against processes](allpairs-scaling.png)", ""]
+json.dump(report, open(f"{results}/allpairs.json", "w"), indent=2)
+open(f"{results}/allpairs.md", "w").write("\n".join(lines) + "\n")
+print(f"wrote {results}/allpairs.md")

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# All-pairs benchmarks (issue 7), each run through `strata allpairs run --report-json`:
+#  1. system efficiency against the rocket paper's §6.1 model, one process, for each application;
+#  2. R (loads per item) and efficiency against the cache size (the shape of the paper's Fig. 9);
+#  3. 1, 2 and 4 processes with and without the distributed cache (the shape of Fig. 12).
+# Writes bench/results/allpairs.{md,json} and allpairs-cache.png, allpairs-scaling.png.
+# Usage: bench/run_allpairs.sh [repetitions, default 3]   (STRATA_BENCH_BUILD: build dir)
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${STRATA_BENCH_BUILD:-$root/build/bench}
+repetitions=${1:-3}
+results=$root/bench/results
+work=$(mktemp -d "${TMPDIR:-/tmp}/strata-allpairs-bench-XXXXXX")
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$results"
+
+if [[ ! -f $build/build.ninja ]]; then
+  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTRATA_BUILD_TESTS=OFF
+fi
+cmake --build "$build" --target strata_cli -j2
+strata=$build/bin/strata
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 STRATA_KERNEL_CACHE_DIR=off
+
+source "$root/bench/quiet_machine.sh"
+wait_quiet "${STRATA_BENCH_QUIET_WAIT:-300}"
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+read -r busy0 _ < <(cpu_busy)
+start=$(date +%s)
+
+runs=$work/runs.jsonl
+# run NAME APP DATA NP [strata allpairs run options...]: one run, its report appended to $runs.
+run() {
+  local name=$1 app=$2 data=$3 np=$4
+  shift 4
+  local report=$work/report.json
+  local launcher=()
+  [[ $np -gt 1 ]] && launcher=("$strata" launch -n "$np" --)
+  "${launcher[@]}" "$strata" allpairs run "$app" "$data" --quiet --output "$work/$name.bin" \
+    --report-json "$report" "$@" >"$work/$name.log" 2>&1 || {
+    echo "run $name failed:" >&2
+    tail -20 "$work/$name.log" >&2
+    exit 1
+  }
+  python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); r["run"]=sys.argv[2]; r["np"]=int(sys.argv[3]); r["options"]=sys.argv[4]; print(json.dumps(r))' \
+    "$report" "$name" "$np" "$*" >>"$runs"
+  rm -f "$work/$name.bin"
+}
+
+declare -A items=([camera]=96 [phylogeny]=32 [microscopy]=24)
+for app in camera phylogeny microscopy; do
+  "$strata" allpairs generate "$app" "$work/$app" --items "${items[$app]}" >/dev/null
+done
+
+# 1. Efficiency on one process, every item cached.
+for ((r = 0; r < repetitions; ++r)); do
+  for app in camera phylogeny microscopy; do
+    run "efficiency-$app-$r" "$app" "$work/$app" 1
+  done
+done
+
+# 2. Cache size (camera): S slots in the device cache, and the host cache at S slots too
+#    (the host level holds every item the device holds; beyond S the item is loaded again).
+for ((r = 0; r < repetitions; ++r)); do
+  for slots in 4 8 16 32 64 96; do
+    run "cache-$slots-$r" camera "$work/camera" 1 --device-cache "$slots slots" \
+      --host-cache "$slots slots"
+  done
+done
+
+# 3. Processes, with and without the distributed cache (camera, 16 host slots per process).
+for ((r = 0; r < repetitions; ++r)); do
+  for np in 1 2 4; do
+    run "scaling-$np-dist-$r" camera "$work/camera" "$np" --host-cache "16 slots"
+    run "scaling-$np-nodist-$r" camera "$work/camera" "$np" --host-cache "16 slots" \
+      --no-distributed
+  done
+done
+
+wall=$(($(date +%s) - start))
+read -r busy1 _ < <(cpu_busy)
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+python3 "$root/bench/allpairs_report.py" "$runs" "$results" "$load_before" "$load_after" \
+  "$wall" "$(echo "$busy1 - $busy0" | bc)" "bench/run_allpairs.sh $repetitions" "${items[camera]}"
