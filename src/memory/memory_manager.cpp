@@ -101,8 +101,13 @@ MemoryManager::MemoryManager(const MemoryOptions& options,
   spaces_.push_back(std::move(disk));
 
   for (device::Device* dev : devices) {
-    const std::uint64_t capacity =
-        options.device_capacity != 0 ? options.device_capacity : dev->info().memory_bytes / 10 * 9;
+    // By default 90% of the device, but no more than one buffer can hold (the pool is one).
+    std::uint64_t capacity = options.device_capacity;
+    if (capacity == 0) {
+      capacity = dev->info().memory_bytes / 10 * 9;
+      if (dev->info().max_allocation_bytes != 0)
+        capacity = std::min(capacity, dev->info().max_allocation_bytes);
+    }
     auto space = std::make_unique<Space>();
     space->stats = SpaceStats{dev->info().id, SpaceKind::device, capacity};
     space->device = dev;
