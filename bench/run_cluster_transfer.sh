@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # Builds and runs bench_cluster_transfer on two ranks (chunk transfers and control round trips
 # against raw MPI ping-pongs in the same run) and writes bench/results/cluster-transfer.{json,md}.
-# Usage: bench/run_cluster_transfer.sh [repetitions, default 7]   (STRATA_BENCH_BUILD: build dir)
+# Usage: bench/run_cluster_transfer.sh [repetitions, default 7]   (STRATA_BENCH_BUILD: build dir;
+# STRATA_BENCH_QUIET_WAIT: seconds to wait for a quiet machine, default 300)
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${STRATA_BENCH_BUILD:-$root/build/bench}
+quiet_wait=${STRATA_BENCH_QUIET_WAIT:-300}
+# The benchmark reads STRATA_* variables as settings and rejects unknown ones: keep these two
+# script settings out of its environment.
+unset STRATA_BENCH_BUILD STRATA_BENCH_QUIET_WAIT
 repetitions=${1:-7}
 results=$root/bench/results
 mkdir -p "$results"
@@ -20,7 +25,7 @@ cmd=(mpirun -n 2 --oversubscribe "$build/bin/bench_cluster_transfer" --repetitio
 command_line="cd ${root} && ${cmd[*]//"$root/"/}"
 
 source "$root/bench/quiet_machine.sh"
-wait_quiet "${STRATA_BENCH_QUIET_WAIT:-300}"
+wait_quiet "$quiet_wait"
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "running: ${command_line}" >&2
 read -r busy0 _ < <(cpu_busy)
