@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
 
 #include "phylogeny/clustering.hpp"
 #include "phylogeny/data_directory.hpp"
@@ -26,13 +27,32 @@ std::unique_ptr<strata::allpairs::ApplicationBase> open(const std::filesystem::p
 
 Evaluation evaluate_distances(const std::filesystem::path& dir, const DistanceMatrix& distances) {
   const std::filesystem::path truth_path = dir / truth_file_name;
-  const Tree truth = parse_newick(read_text_file(truth_path), truth_path.string());
+  Tree truth = parse_newick(read_text_file(truth_path), truth_path.string());
   std::vector<std::string> species;
   for (const auto& file : proteome_files(dir))
     species.push_back(species_of(file));
-  if (species != distances.names())
-    throw Error(fmt::format("{}: the distances are not between the {} proteomes of the directory",
-                            dir.string(), species.size()));
+  const std::set<std::string> known(species.begin(), species.end());
+  const std::set<std::string> measured(distances.names().begin(), distances.names().end());
+  for (const auto& name : distances.names())
+    if (!known.contains(name))
+      throw Error(fmt::format("{}: the distances name '{}', which has no proteome there",
+                              dir.string(), name));
+  if (measured.size() != distances.size())
+    throw Error(fmt::format("{}: the distances name a species twice", dir.string()));
+
+  Evaluation evaluation;
+  std::string skipped;
+  if (distances.size() < species.size()) {
+    skipped = fmt::format(" ({} of the {} species have no results and are left out)",
+                          species.size() - distances.size(), species.size());
+    truth = truth.restricted_to(measured);
+  }
+  if (distances.size() < 4) {
+    evaluation.summary = fmt::format(
+        "phylogeny: {} species with distances{}: too few for a tree with an inner branch",
+        distances.size(), skipped);
+    return evaluation;
+  }
 
   // -ln C grows about linearly with the substitutions between two species where D = (1 - C) / 2
   // saturates, so it stays closer to additive on trees far from a molecular clock.
@@ -54,12 +74,11 @@ Evaluation evaluate_distances(const std::filesystem::path& dir, const DistanceMa
                        rf.splits_first + rf.splits_second, rf.normalized());
   };
 
-  Evaluation evaluation;
   evaluation.recovered = joined.distance == 0;
   evaluation.summary = fmt::format(
-      "phylogeny: {} species, distances D {:.4f} .. {:.4f}; neighbor joining on D vs the true "
+      "phylogeny: {} species{}, distances D {:.4f} .. {:.4f}; neighbor joining on D vs the true "
       "tree: Robinson-Foulds {}, {}; UPGMA on D: {}; neighbor joining on -ln C: {}",
-      distances.size(), lowest, highest, describe(joined),
+      distances.size(), skipped, lowest, highest, describe(joined),
       evaluation.recovered ? "the true tree recovered" : "the true tree NOT recovered",
       describe(clustered), describe(corrected));
   return evaluation;

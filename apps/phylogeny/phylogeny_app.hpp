@@ -43,10 +43,13 @@ struct Evaluation {
 
 // Builds the neighbor-joining tree from the distances D in `results` (a results file of
 // PairCorrelation records over the proteomes of `dir`) and compares it with dir/truth.nwk by the
-// Robinson-Foulds distance. The summary also reports UPGMA on D and neighbor joining on -ln C.
+// Robinson-Foulds distance. Species without a single result (items the run skipped as
+// unreadable) are left out of both trees; between the others every pair must have a result.
+// The summary also reports UPGMA on D and neighbor joining on -ln C.
 Evaluation evaluate(const std::filesystem::path& dir, const std::filesystem::path& results);
 
-// The same from a matrix of distances between the species of `dir` (in item order).
+// The same from a matrix of distances between species of `dir` (all of them, or those that
+// have results).
 Evaluation evaluate_distances(const std::filesystem::path& dir, const DistanceMatrix& distances);
 
 }  // namespace strata::apps::phylogeny

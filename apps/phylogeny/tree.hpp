@@ -4,6 +4,7 @@
 // neighbor joining builds) are stored with an arbitrary node of degree 3 as their root.
 
 #include <cstddef>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,11 @@ class Tree {
   std::vector<std::string> leaf_names() const;
   // Every node after its parent (depth-first preorder from the root).
   std::vector<NodeIndex> preorder() const;
+
+  // The tree on the leaves named in `keep` only: other leaves go, inner nodes left with one
+  // child are merged into it (their branch lengths add up), and a root left with one child
+  // gives way to it.
+  Tree restricted_to(const std::set<std::string>& keep) const;
 
  private:
   std::vector<TreeNode> nodes_;

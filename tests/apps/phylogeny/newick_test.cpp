@@ -43,5 +43,14 @@ TEST(PhylogenyNewick, MalformedTextNamesTheOriginAndOffset) {
   }
 }
 
+TEST(PhylogenyTree, RestrictedToSomeLeavesMergesWhatIsLeftWithOneChild) {
+  const Tree tree = parse_newick("(((A:1,B:2):3,C:4):5,(D:6,E:7):8);", "t");
+  EXPECT_EQ(to_newick(tree.restricted_to({"A", "B", "C", "D", "E"})), to_newick(tree));
+  EXPECT_EQ(to_newick(tree.restricted_to({"A", "C", "D"})), "((A:4,C:4):5,D:14);");
+  EXPECT_EQ(to_newick(tree.restricted_to({"A", "B"})), "(A:1,B:2);");
+  EXPECT_EQ(to_newick(tree.restricted_to({"E"})), "E;");
+  EXPECT_EQ(tree.restricted_to({}).size(), 1u);
+}
+
 }  // namespace
 }  // namespace strata::apps::phylogeny

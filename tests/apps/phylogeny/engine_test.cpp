@@ -1,0 +1,101 @@
+// The phylogeny application under the all-pairs engine (one process): the results file recovers
+// the true tree and equals the sequential computation, with a device cache smaller than the
+// data set (items of different slot sizes are evicted and reloaded); a truncated proteome stops
+// the run naming the file, or is skipped when asked and left out of the evaluation.
+
+#include "strata/allpairs/engine.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <fstream>
+
+#include "phylogeny/data_directory.hpp"
+#include "phylogeny/phylogeny_app.hpp"
+#include "sequential_driver.hpp"
+#include "small_data_set.hpp"
+#include "strata/allpairs/results_file.hpp"
+#include "strata/device/backends.hpp"
+#include "temp_directory.hpp"
+
+namespace strata::apps::phylogeny {
+
+cluster::Network& engine_test_network();  // engine_test_main.cpp
+
+namespace {
+
+using testing::TempDirectory;
+
+allpairs::EngineOptions engine_options(const std::filesystem::path& output) {
+  allpairs::EngineOptions options;
+  options.output = output;
+  options.devices = "cpu";
+  options.config.cpu_threads = 2;
+  options.config.kernel_cache_dir = "off";
+  options.jobs_per_device = 8;
+  options.cache.device_slots = 4;  // fewer than the species: items are evicted and reloaded
+  return options;
+}
+
+TEST(PhylogenyEngine, TheResultsFileRecoversTheTreeAndEqualsTheDirectComputation) {
+  TempDirectory dir;
+  const auto data = dir.path() / "proteomes";
+  generate(data, testing::small_data_set(6));
+  const auto application = open(data);
+  const auto output = dir.path() / "results.bin";
+  const allpairs::EngineReport report =
+      allpairs::run_all_pairs(*application, engine_options(output), engine_test_network());
+  EXPECT_EQ(report.pairs_computed, 45u);
+  EXPECT_GE(report.loads, 10u);
+
+  const Evaluation evaluation = evaluate(data, output);
+  EXPECT_TRUE(evaluation.recovered) << evaluation.summary;
+
+  const auto results = allpairs::read_results<PairCorrelation>(output);
+  auto cpu = device::make_cpu_device(device::default_block_runner());
+  const auto direct = testing::run_all_pairs(*application, *cpu);
+  ASSERT_EQ(results.size(), direct.size());
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    ASSERT_EQ(results[i].left, direct[i].left);
+    ASSERT_EQ(results[i].right, direct[i].right);
+    PairCorrelation expected;
+    std::memcpy(&expected, direct[i].result.data(), sizeof expected);
+    EXPECT_NEAR(results[i].value.correlation, expected.correlation, 1e-6)
+        << results[i].left << "," << results[i].right;
+  }
+}
+
+TEST(PhylogenyEngine, ATruncatedProteomeStopsTheRunOrIsSkippedAndLeftOutOfTheTree) {
+  TempDirectory dir;
+  const auto data = dir.path() / "proteomes";
+  generate(data, testing::small_data_set(7));
+  const auto application = open(data);
+  const auto victim = application->file_of(3);
+  const std::string bytes = read_text_file(victim);
+  std::ofstream(victim, std::ios::binary | std::ios::trunc)
+      .write(bytes.data(), static_cast<std::streamsize>(bytes.size() / 2));
+
+  try {
+    allpairs::run_all_pairs(*application, engine_options(dir.path() / "stopped.bin"),
+                            engine_test_network());
+    FAIL() << "the run should stop at the truncated proteome";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find(victim.string() + ": truncated gzip stream"),
+              std::string::npos)
+        << error.what();
+  }
+
+  allpairs::EngineOptions options = engine_options(dir.path() / "skipped.bin");
+  options.bad_input = allpairs::BadInput::skip;
+  const allpairs::EngineReport report =
+      allpairs::run_all_pairs(*application, options, engine_test_network());
+  EXPECT_EQ(report.items_skipped, 1u);
+  EXPECT_EQ(report.pairs_computed, 36u);  // C(9, 2)
+  const Evaluation evaluation = evaluate(data, options.output);
+  EXPECT_TRUE(evaluation.recovered) << evaluation.summary;
+  EXPECT_NE(evaluation.summary.find("1 of the 10 species have no results"), std::string::npos)
+      << evaluation.summary;
+}
+
+}  // namespace
+}  // namespace strata::apps::phylogeny
