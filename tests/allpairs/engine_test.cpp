@@ -23,6 +23,9 @@ EngineOptions options_for(const std::filesystem::path& dir) {
   options.config.cpu_threads = 2;
   options.config.kernel_cache_dir = "off";
   options.jobs_per_device = 8;
+  // A small device pool: the default (90% of the host's memory for the CPU device) costs the
+  // sanitizers seconds per run.
+  options.cache.device_bytes = 1 << 20;
   return options;
 }
 
@@ -73,6 +76,7 @@ TEST_P(EngineCaches, EveryPairEqualsTheDirectComputation) {
   VectorApplication app(dir, items);
   EngineOptions options = options_for(dir);
   options.cache = GetParam().cache;
+  if (options.cache.device_slots == 0) options.cache.device_bytes = 1 << 20;
   options.leaf = GetParam().leaf;
   const EngineReport report = run_and_check(app, options, PairSpace::all_pairs(items));
   if (network().rank() == 0) {
