@@ -513,6 +513,18 @@ void RuntimeCore::unstage(TaskState* task) {
   }
 }
 
+void RuntimeCore::count_success(const TaskState* task) {
+  // On a worker of the task's own executor, in that worker's counters (only it writes them): no
+  // counter shared by all workers is written per task.
+  const WorkerIdentity& me = current_worker();
+  if (me.executor != nullptr && me.executor == executors_[task->executor.index].get()) {
+    std::atomic<std::uint64_t>& mine = me.executor->counters(me.worker).succeeded;
+    mine.store(mine.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    return;
+  }
+  succeeded_.fetch_add(1, std::memory_order_relaxed);
+}
+
 void RuntimeCore::finish_one(TaskState* task, TaskStatus status,
                              std::shared_ptr<const FailureRecord> failure) {
   unstage(task);
@@ -537,7 +549,7 @@ void RuntimeCore::finish_one(TaskState* task, TaskStatus status,
   auto& callbacks = task->callbacks;
   switch (status) {
     case TaskStatus::succeeded:
-      if (!task->internal) succeeded_.fetch_add(1, std::memory_order_relaxed);
+      if (!task->internal) count_success(task);
       break;
     case TaskStatus::failed:
       failed_.fetch_add(1, std::memory_order_relaxed);
@@ -654,6 +666,7 @@ RunSummary RuntimeCore::summary() const {
     for (unsigned w = 0; w < executor.worker_count(); ++w) {
       entry.busy_seconds += static_cast<double>(executor.busy_ns(w)) / 1e9;
       entry.tasks += executor.counters(w).tasks.load();
+      summary.tasks_succeeded += executor.counters(w).succeeded.load();
     }
     if (summary.wall_seconds > 0) {
       entry.utilization =

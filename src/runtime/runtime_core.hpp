@@ -87,6 +87,7 @@ class RuntimeCore final : public TaskRunner {
   void fail(TaskState* task, std::exception_ptr error);
   void finish(TaskState* task, TaskStatus status, std::shared_ptr<const FailureRecord> failure);
   void finish_one(TaskState* task, TaskStatus status, std::shared_ptr<const FailureRecord> failure);
+  void count_success(const TaskState* task);
   bool should_cancel(const TaskState* task) const;
   void note_failure(const std::shared_ptr<const FailureRecord>& failure);
   StagingRequest staging_request(const TaskState* task) const;

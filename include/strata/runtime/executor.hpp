@@ -31,6 +31,7 @@ struct alignas(64) WorkerCounters {
   std::atomic<std::uint64_t> tasks{0};
   std::atomic<std::uint64_t> busy_since_ns{0};  // start of the open busy period, 0 if none
   std::atomic<std::uint32_t> version{0};        // odd while a busy period opens or closes
+  std::atomic<std::uint64_t> succeeded{0};      // tasks of this executor that succeeded here
 };
 
 // Base of every executor. A subclass owns its threads (or device queues) and calls
