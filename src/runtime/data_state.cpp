@@ -34,19 +34,21 @@ void remember(std::vector<TaskState*>& list, TaskState* task) {
   list.push_back(task);
 }
 
-// A new, open reader group: the datum's reference and its open count.
+// A new, open reader group: the datum's reference, its reference to itself while unfinished,
+// and its open count.
 TaskState* open_reader_group(const TaskState* first_reader) {
   TaskState* group = TaskState::create();
+  group->references.store(2, std::memory_order_relaxed);
   group->runtime = first_reader->runtime;
   group->internal = true;
   group->barrier = true;
   return group;
 }
 
-// `reader` counts the group down when it finishes (the group is one of its successors). The
-// reader is being registered, so no other thread reaches its successor list yet.
+// `reader` counts the group down when it finishes (the group is one of its successors, held by
+// that count, not by a reference). The reader is being registered, so no other thread reaches
+// its successor list yet.
 void join(TaskState* group, TaskState* reader) {
-  group->retain();
   group->unmet.fetch_add(1, std::memory_order_relaxed);
   reader->successors.push_back(group);
 }
@@ -63,8 +65,12 @@ void close_reduce_group(DataState& data) {
 
 DataState::~DataState() {
   release_all(last_write);
-  // An open reader group that no writer ended never finishes: its readers release it.
-  if (readers != nullptr) readers->release();
+  // An open reader group that no writer ended: drop the open count. If readers still run, the
+  // last one finishes the group (it has no successors); if none does, it ends here.
+  if (readers != nullptr) {
+    if (readers->unmet.fetch_sub(1, std::memory_order_acq_rel) == 1) readers->release();
+    readers->release();
+  }
   release_all(reducers);
   release_all(reduce_base);
 }

@@ -29,7 +29,9 @@ struct DataState {
   std::vector<TaskState*> last_write;  // the last writer, or the last group of reducers
   // The readers since last_write as one group: a barrier task that every such reader counts
   // down when it finishes, so a read costs O(1) and no reader is kept alive by the datum. The
-  // datum holds the group open (one unmet count) until a writer or reducer ends it.
+  // datum holds the group open (one unmet count) until a writer or reducer ends it. A group holds
+  // a reference to itself until it finishes (or, never ended, until its count reaches zero), so
+  // readers count it down without holding references.
   TaskState* readers = nullptr;
   std::vector<TaskState*> reducers;     // the open group of reducers
   std::vector<TaskState*> reduce_base;  // what the open group of reducers waits for

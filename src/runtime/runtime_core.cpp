@@ -282,13 +282,11 @@ bool RuntimeCore::should_cancel(const TaskState* task) const {
 
 void RuntimeCore::make_ready(TaskState* task) {
   if (task->failure) {
-    if (task->barrier) task->retain();  // released by finish_one, as a task's in-flight one
     finish(task, task->failure->cancelled ? TaskStatus::cancelled : TaskStatus::failed,
            task->failure);
     return;
   }
   if (task->barrier) {
-    task->retain();
     finish(task, TaskStatus::succeeded, nullptr);
     return;
   }
@@ -536,14 +534,17 @@ void RuntimeCore::finish_one(TaskState* task, TaskStatus status,
   }
   // Closed: nobody adds successors or callbacks any more, so the lists are read without the lock.
   for (TaskState* successor : task->successors) {
+    // A reader group's own count keeps it alive until it reaches zero (see data_state.hpp): a
+    // reader holds no reference to it, and must not touch it after its count down.
+    const bool held = !successor->barrier;
     if (status != TaskStatus::succeeded) poison(successor, task->failure);
     if (successor->unmet.fetch_sub(1, std::memory_order_acq_rel) == 1) make_ready(successor);
-    successor->release();
+    if (held) successor->release();
   }
   task->successors.clear();
   if (task->barrier) {  // a reader group: no callbacks, counters or in-flight count
     task->finished.store(1, std::memory_order_release);
-    task->release();  // the reference make_ready() took
+    task->release();  // the group's reference to itself while unfinished
     return;
   }
   auto& callbacks = task->callbacks;
