@@ -6,6 +6,7 @@
 #include <thread>
 #include <utility>
 
+#include "access_lists.hpp"
 #include "strata/base/error.hpp"
 #include "strata/base/log.hpp"
 #include "strata/runtime/thread_pool_executor.hpp"
@@ -189,7 +190,10 @@ TaskHandle RuntimeCore::submit(TaskSpec&& spec, TaskFunction&& body) {
   for (const TaskHandle& predecessor : spec.predecessors) {
     if (predecessor.state_ != nullptr) add_edge(predecessor.state_, task);
   }
-  if (!spec.accesses.empty()) register_accesses(task, spec.accesses);
+  if (!spec.accesses.empty()) {
+    register_accesses(task, spec.accesses);
+    SpareAccessLists::give(std::move(spec.accesses));  // its elements were moved to the task
+  }
   if (task->unmet.fetch_sub(1, std::memory_order_acq_rel) == 1) make_ready(task);
   return TaskHandle(task);
 }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "access_lists.hpp"
 #include "runtime_core.hpp"
 #include "strata/runtime/runtime.hpp"
 
@@ -74,6 +75,7 @@ TaskSpec& TaskSpec::after(const std::vector<TaskHandle>& tasks) & {
   return *this;
 }
 TaskSpec& TaskSpec::access(const DataHandle& data, Access mode) & {
+  if (accesses.capacity() == 0) accesses = detail::SpareAccessLists::take();
   accesses.push_back({data, mode});
   return *this;
 }
