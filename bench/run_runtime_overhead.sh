@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Builds and runs bench_runtime_overhead (10 repetitions), keeps its JSON and writes the Markdown report.
-# Usage: bench/run_runtime_overhead.sh   (STARPU_SCHED=... forces one StarPU scheduler for all cases)
+# Usage: bench/run_runtime_overhead.sh   (STARPU_SCHED=... forces one StarPU scheduler for all cases;
+# STRATA_BENCH_QUIET_WAIT: seconds to wait for a quiet machine before each attempt, default 600;
+# STRATA_BENCH_ATTEMPTS: runs at most, default 3)
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -24,10 +26,11 @@ command_line="cd ${root} && ${STARPU_SCHED:+STARPU_SCHED=$STARPU_SCHED }${cmd[*]
 
 source "$root/bench/quiet_machine.sh"
 # Wait (up to 10 min) for 5 quiet seconds, run, and run again (up to 3 attempts) if other
-# processes used over 5 % of one core meanwhile.
+# processes used over 5 % of one core meanwhile. The report records the load either way.
 attempts=${STRATA_BENCH_ATTEMPTS:-3}
+quiet_wait=${STRATA_BENCH_QUIET_WAIT:-600}
 for ((attempt = 1; attempt <= attempts; attempt++)); do
-  wait_quiet 600
+  wait_quiet "$quiet_wait"
   load_before=$(cut -d' ' -f1-3 /proc/loadavg)
   echo "attempt ${attempt}: ${command_line}  (load average before: ${load_before})" >&2
   read -r busy0 steal0 < <(cpu_busy)
@@ -48,7 +51,7 @@ attempt=$((attempt > attempts ? attempts : attempt))
 python3 "$root/bench/runtime_overhead_report.py" \
   --json "$results/runtime-overhead.json" --out "$results/runtime-overhead.md" \
   --command "$command_line" --load-before "$load_before" --load-after "$load_after" \
-  --wall "$wall" --other-cpu "$other" --steal "$steal" --attempt "$attempt" \
+  --wall "$wall" --other-cpu "$other" --steal "$steal" --attempt "$attempt" --attempts "$attempts" \
   --compiler "$(grep -m1 '^CMAKE_CXX_COMPILER:' "$build/CMakeCache.txt" | cut -d= -f2)" \
   --build-type "$(grep -m1 '^CMAKE_BUILD_TYPE:' "$build/CMakeCache.txt" | cut -d= -f2)" \
   --source-root "$root"

@@ -78,6 +78,7 @@ def main():
     for flag in ("json", "out", "command", "load-before", "load-after", "wall", "other-cpu", "steal",
                  "attempt", "compiler", "build-type", "source-root"):
         parser.add_argument("--" + flag, required=True)
+    parser.add_argument("--attempts", default="3", help="attempts the script allowed")
     args = parser.parse_args()
     context, runs = load(args.json)
 
@@ -100,7 +101,7 @@ def main():
             f"{float(args.steal):.1f} s" + (" — **the run was disturbed; rerun on a quiet machine**"
                                             if other > 0.05 * wall else ""),
             f"- attempt {args.attempt}: the script discards a run during which other processes used "
-            "over 5 % of one core, and runs again (at most 3 attempts)",
+            f"over 5 % of one core, and runs again (at most {args.attempts} attempts)",
             "", "## Software and command", "",
             f"- compiler: {compiler_version(args.compiler)}, CMake build type {args.build_type}",
             f"- Strata sources (sha256 of include/ and src/, first 12 hex digits): "
