@@ -8,6 +8,7 @@
 
 #include "strata/base/log.hpp"
 #include "strata/cluster/message_kinds.hpp"
+#include "strata/cluster/program.hpp"
 #include "strata/cluster/serialization.hpp"
 
 namespace strata::allpairs::detail {
@@ -102,7 +103,7 @@ RankEngine::RankEngine(const ApplicationBase& application, const EngineOptions& 
       skipped_items_(application.item_count()) {
   if (options_.output.empty()) throw Error("all-pairs run of " + app_.name() + ": no output file");
   if (options_.jobs_per_device == 0) throw Error("jobs_per_device must be at least 1");
-  Config config = options_.config;
+  Config config = cluster::config_for_rank(options_.config, rank_, size_);
   config.backends = options_.devices;
   runtime_ = std::make_unique<runtime::Runtime>(config);
   device_set_ = device::discover_devices(config, runtime::cpu_pool_block_runner(*runtime_));
@@ -518,11 +519,6 @@ void RankEngine::fail(std::exception_ptr error) {
   failed_.store(true);
 }
 
-std::uint64_t RankEngine::skipped_items_count() const {
-  return static_cast<std::uint64_t>(std::count_if(skipped_items_.begin(), skipped_items_.end(),
-                                                  [](const auto& s) { return s.load(); }));
-}
-
 void RankEngine::report_progress() {
   Progress progress;
   progress.total = space_.pairs();
@@ -534,7 +530,8 @@ RankFigures RankEngine::figures() const {
   RankFigures f;
   f.computed = computed_.load();
   f.skipped_pairs = skipped_pairs_.load();
-  f.skipped_items = skipped_items_count();
+  for (ItemIndex item = 0; item < skipped_items_.size(); ++item)
+    if (skipped_items_[item].load()) f.skipped_items.push_back(item);
   f.loads = loads_.load();
   f.remote_hits = remote_hits_.load();
   f.remote_misses = remote_misses_.load();
@@ -566,11 +563,12 @@ EngineReport RankEngine::collect(const RankFigures& own, double seconds) {
   all.push_back(own);
   StageTime* stages[5] = {&report.read, &report.parse, &report.preprocess, &report.compare,
                           &report.postprocess};
+  std::set<ItemIndex> skipped;  // an item may be met by several ranks
   for (const RankFigures& f : all) {
+    skipped.insert(f.skipped_items.begin(), f.skipped_items.end());
     report.devices += f.devices;
     report.pairs_computed += f.computed;
     report.pairs_skipped += f.skipped_pairs;
-    report.items_skipped += f.skipped_items;
     report.loads += f.loads;
     report.remote_hits += f.remote_hits;
     report.remote_misses += f.remote_misses;
@@ -582,6 +580,7 @@ EngineReport RankEngine::collect(const RankFigures& own, double seconds) {
       stages[s]->seconds += f.seconds[s];
     }
   }
+  report.items_skipped = skipped.size();
   journal_->finish(report.pairs_total - report.pairs_skipped);
   report.seconds = seconds;
   report.runtime_summary = runtime_->summary().format();

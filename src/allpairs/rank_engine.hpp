@@ -47,7 +47,8 @@ struct RunKinds {
 
 // A rank's figures, sent to rank 0 at the end of the round.
 struct RankFigures {
-  std::uint64_t computed = 0, skipped_pairs = 0, skipped_items = 0, loads = 0;
+  std::uint64_t computed = 0, skipped_pairs = 0, loads = 0;
+  std::vector<ItemIndex> skipped_items;  // items this rank found unusable
   std::uint64_t remote_hits = 0, remote_misses = 0, bytes_read = 0;
   std::uint64_t steals_local = 0, steals_remote = 0, results_sent = 0;
   unsigned devices = 0;
@@ -147,7 +148,6 @@ class RankEngine {
   StageTime stage_times_[5];
   std::atomic<std::uint64_t> computed_{0}, skipped_pairs_{0}, loads_{0}, bytes_read_{0};
   std::atomic<std::uint64_t> remote_hits_{0}, remote_misses_{0};
-  std::uint64_t skipped_items_count() const;
 };
 
 }  // namespace strata::allpairs::detail

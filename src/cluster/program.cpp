@@ -22,7 +22,12 @@ constexpr int failure_status = 1;
 // A failure the driver's main does not collect (it is busy elsewhere) still ends the job.
 constexpr auto unattended_failure_grace = std::chrono::seconds(3);
 
-// With several ranks each writes its own trace: "run.json" becomes "run.rank1.json".
+void print_failure(const std::string& message) {
+  std::fprintf(stderr, "strata: %s\n", message.c_str());
+  std::fflush(stderr);
+}
+}  // namespace
+
 Config config_for_rank(Config config, int rank, int size) {
   if (size == 1 || config.trace.empty()) return config;
   const std::string suffix = ".rank" + std::to_string(rank);
@@ -35,12 +40,6 @@ Config config_for_rank(Config config, int rank, int size) {
   }
   return config;
 }
-
-void print_failure(const std::string& message) {
-  std::fprintf(stderr, "strata: %s\n", message.c_str());
-  std::fflush(stderr);
-}
-}  // namespace
 
 struct Program::Parts {
   // Declared first, destroyed last: the network thread's handlers use them until it stops.

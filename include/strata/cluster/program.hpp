@@ -20,6 +20,10 @@
 
 namespace strata::cluster {
 
+// The configuration of one rank: with several ranks each writes its own trace ("run.json"
+// becomes "run.rank1.json").
+Config config_for_rank(Config config, int rank, int size);
+
 struct ProgramOptions {
   Config config = Config::from_environment();
   memory::MemoryOptions memory;
