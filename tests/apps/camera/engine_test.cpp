@@ -21,8 +21,8 @@ using testing::TempDir;
 
 GenerateOptions photos() {
   GenerateOptions options;
-  options.items = 16;
-  options.cameras = 4;
+  options.items = 12;
+  options.cameras = 3;
   options.width = 128;
   options.height = 96;
   options.seed = 3;
@@ -51,7 +51,7 @@ TEST_P(CameraEngine, TheResultsFileRecoversTheCamerasAndEqualsTheDirectComputati
   const auto output = dir.path() / "results.bin";
   const allpairs::EngineReport report = allpairs::run_all_pairs(
       *application, engine_options(output, GetParam()), engine_test_network());
-  EXPECT_EQ(report.pairs_computed, 120u);
+  EXPECT_EQ(report.pairs_computed, 66u);
 
   const Evaluation evaluation = evaluate(dir.path() / "photos", output);
   EXPECT_TRUE(evaluation.recovered) << evaluation.summary;
@@ -72,6 +72,7 @@ TEST_P(CameraEngine, TheResultsFileRecoversTheCamerasAndEqualsTheDirectComputati
 INSTANTIATE_TEST_SUITE_P(Backends, CameraEngine, ::testing::Values("cpu", "opencl"),
                          [](const auto& backend) { return backend.param; });
 
+// (Stopping at a bad file is the engine's own test; the photo's InputError is application_test's.)
 TEST(CameraEngineInput, ATruncatedPhotoIsSkippedWhenAskedAndLeftOutOfTheEvaluation) {
   TempDir dir;
   const auto photos_dir = dir.path() / "photos";
@@ -81,23 +82,15 @@ TEST(CameraEngineInput, ATruncatedPhotoIsSkippedWhenAskedAndLeftOutOfTheEvaluati
   const auto bytes = testing::read_bytes(victim);
   testing::write_bytes(victim, std::span(bytes).first(bytes.size() / 2));
 
-  allpairs::EngineOptions options = engine_options(dir.path() / "stopped.bin", "cpu");
-  try {
-    allpairs::run_all_pairs(*application, options, engine_test_network());
-    FAIL() << "the run should stop at the truncated photo";
-  } catch (const Error& error) {
-    EXPECT_NE(std::string(error.what()).find(victim.string()), std::string::npos) << error.what();
-  }
-
-  options = engine_options(dir.path() / "skipped.bin", "cpu");
+  allpairs::EngineOptions options = engine_options(dir.path() / "skipped.bin", "cpu");
   options.bad_input = allpairs::BadInput::skip;
   const allpairs::EngineReport report =
       allpairs::run_all_pairs(*application, options, engine_test_network());
   EXPECT_EQ(report.items_skipped, 1u);
-  EXPECT_EQ(report.pairs_computed, 105u);  // C(15, 2)
+  EXPECT_EQ(report.pairs_computed, 55u);  // C(11, 2)
   const Evaluation evaluation = evaluate(photos_dir, options.output);
   EXPECT_TRUE(evaluation.recovered) << evaluation.summary;
-  EXPECT_NE(evaluation.summary.find("1 of the 16 photos have no results"), std::string::npos)
+  EXPECT_NE(evaluation.summary.find("1 of the 12 photos have no results"), std::string::npos)
       << evaluation.summary;
 }
 
