@@ -36,6 +36,10 @@ TaskHandle Runtime::submit(TaskSpec spec, TaskFunction body) {
   return core_->submit(std::move(spec), std::move(body));
 }
 
+TaskHandle Runtime::submit(TaskFunction body) {
+  return core_->submit(std::move(body));
+}
+
 void Runtime::post(ExecutorId executor, std::string name, std::function<void()> work) {
   core_->post(executor, std::move(name), std::move(work));
 }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <string_view>
 #include <thread>
 #include <utility>
 
@@ -24,6 +25,9 @@ std::string describe(const std::exception_ptr& error) {
     return "an exception not derived from std::exception";
   }
 }
+
+// The name of a task submitted without a spec: TaskSpec's default name.
+constexpr std::string_view plain_task_name = "task";
 
 void raise_to_at_least(std::atomic<std::uint64_t>& value, std::uint64_t floor) {
   std::uint64_t current = value.load(std::memory_order_acquire);
@@ -152,6 +156,28 @@ void RuntimeCore::throttle_submission() {
   throttled_.fetch_sub(1, std::memory_order_seq_cst);
 }
 
+TaskState* RuntimeCore::new_task(TaskFunction&& body) {
+  TaskState* task = TaskState::create();
+  task->runtime = this;
+  task->id = next_task_id_.fetch_add(1, std::memory_order_relaxed);
+  task->body = std::move(body);
+  task->executor = cpu_;
+  // The record is not shared yet: the in-flight reference and the handle's.
+  task->references.store(2, std::memory_order_relaxed);
+  in_flight_.fetch_add(1, std::memory_order_seq_cst);
+  return task;
+}
+
+TaskHandle RuntimeCore::submit(TaskFunction&& body) {
+  if (!body) throw Error("task 'task' was submitted without a body");
+  throttle_submission();
+  TaskState* task = new_task(std::move(body));
+  task->name.assign(plain_task_name);
+  task->unmet.store(0, std::memory_order_relaxed);  // no edges
+  make_ready(task);
+  return TaskHandle(task);
+}
+
 TaskHandle RuntimeCore::submit(TaskSpec&& spec, TaskFunction&& body) {
   if (!body) throw Error(fmt::format("task '{}' was submitted without a body", spec.name));
   const std::uint32_t executors = executor_count_.load(std::memory_order_acquire);
@@ -169,18 +195,14 @@ TaskHandle RuntimeCore::submit(TaskSpec&& spec, TaskFunction&& body) {
   }
   throttle_submission();
 
-  TaskState* task = TaskState::create();
-  task->runtime = this;
+  TaskState* task = new_task(std::move(body));
   task->name = std::move(spec.name);
-  task->id = next_task_id_.fetch_add(1, std::memory_order_relaxed);
   task->priority = spec.priority;
-  task->body = std::move(body);
   task->bytes = spec.bytes;
-  task->candidates.assign(spec.executors.begin(), spec.executors.end());
-  task->executor = task->candidates.empty() ? cpu_ : task->candidates.front();
-  // The record is not shared yet: the in-flight reference and the handle's.
-  task->references.store(2, std::memory_order_relaxed);
-  in_flight_.fetch_add(1, std::memory_order_seq_cst);
+  if (!spec.executors.empty()) {
+    task->candidates.assign(spec.executors.begin(), spec.executors.end());
+    task->executor = task->candidates.front();
+  }
   if (spec.predecessors.empty() && spec.accesses.empty()) {
     task->unmet.store(0, std::memory_order_relaxed);  // no edges: no hold while adding them
     make_ready(task);

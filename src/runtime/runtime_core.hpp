@@ -31,6 +31,8 @@ class RuntimeCore final : public TaskRunner {
   Runtime& facade() const { return facade_; }
 
   TaskHandle submit(TaskSpec&& spec, TaskFunction&& body);
+  // A task without spec: no dependencies, data, priority or executor choice (no TaskSpec built).
+  TaskHandle submit(TaskFunction&& body);
   void post(ExecutorId executor, std::string name, std::function<void()> work);
   std::shared_ptr<DataState> create_data(std::string name, std::uint64_t bytes);
   void wait_all();
@@ -75,6 +77,9 @@ class RuntimeCore final : public TaskRunner {
 
  private:
   void throttle_submission();
+  // A record for a task in flight on the CPU pool, with its id and body, referenced by the
+  // runtime and by the handle about to be returned.
+  TaskState* new_task(TaskFunction&& body);
   void add_edge(TaskState* predecessor, TaskState* successor);
   void register_accesses(TaskState* task, std::vector<DataAccess>& accesses);
   void make_ready(TaskState* task);

@@ -93,6 +93,19 @@ TEST(Dependencies, HigherPriorityReadyTasksRunFirst) {
     EXPECT_GE(order[i - 1], order[i]) << "at " << i;
 }
 
+TEST(Dependencies, APlainTaskIsLikeOneWithADefaultSpec) {
+  Runtime rt(small_config());
+  bool ran = false;
+  TaskHandle plain = rt.submit([&] { ran = true; });
+  plain.wait();
+  EXPECT_TRUE(ran);
+  EXPECT_EQ(plain.name(), TaskSpec().name);
+  EXPECT_EQ(plain.status(), TaskStatus::succeeded);
+  EXPECT_THROW(rt.submit(TaskFunction()), Error);
+  rt.wait_all();
+  EXPECT_EQ(rt.summary().tasks_succeeded, 1u);
+}
+
 TEST(Dependencies, SubmittingWithoutBodyOrWithUnknownExecutorIsRefused) {
   Runtime rt(small_config());
   EXPECT_THROW(rt.submit(TaskSpec("empty"), TaskFunction()), Error);

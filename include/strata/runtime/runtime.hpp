@@ -32,7 +32,8 @@ class Runtime {
   // Submits a task. Never blocks on execution, except when max_tasks_in_flight tasks are
   // unfinished: then it waits (or, called from a worker, runs other tasks) until one finishes.
   TaskHandle submit(TaskSpec spec, TaskFunction body);
-  TaskHandle submit(TaskFunction body) { return submit(TaskSpec(), std::move(body)); }
+  // The same as submit(TaskSpec(), body), without building a spec.
+  TaskHandle submit(TaskFunction body);
 
   // Runs `work` on `executor` as a runtime-internal task named `name` (a span in the trace): never
   // throttled, never cancelled, without dependencies or data, not counted among the summary's
