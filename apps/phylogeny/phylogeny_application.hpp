@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "phylogeny/parallel_vector_kernels.hpp"
 #include "strata/allpairs/application.hpp"
 #include "strata/device/kernel.hpp"
 
@@ -36,7 +37,9 @@ class PhylogenyApplication final : public allpairs::Application<PairCorrelation>
   const std::string& species(allpairs::ItemIndex item) const { return species_.at(item); }
   const AnalysisOptions& options() const { return options_; }
 
-  // Residue codes of every protein, each followed by a separator (see amino_acids.hpp).
+  // Residue codes of every protein, each followed by a separator (see amino_acids.hpp); for
+  // k <= 6 then separators up to a multiple of 256 bytes and room for the scratch of the
+  // parallel kernels (parallel_vector_kernels.hpp).
   std::vector<std::byte> parse(allpairs::ItemIndex item,
                                std::span<const std::byte> file) const override;
   // Room for the largest vector `parsed_bytes` residues can give.
@@ -45,6 +48,8 @@ class PhylogenyApplication final : public allpairs::Application<PairCorrelation>
   std::uint64_t slot_bytes() const override { return slot_bytes_; }
   std::uint64_t comparison_bytes() const override;
 
+  // On the CPU device (and for k = 7) one C++ kernel that sorts strings; on other devices the
+  // five parallel kernels (k <= 6).
   device::Event preprocess(allpairs::DeviceContext& context, allpairs::ItemIndex item,
                            const memory::ChunkView& parsed,
                            const memory::ChunkView& item_view) const override;
@@ -56,11 +61,14 @@ class PhylogenyApplication final : public allpairs::Application<PairCorrelation>
                               std::span<const std::byte> comparison) const override;
 
  private:
+  bool parallel() const;
+
   std::vector<std::filesystem::path> files_;
   std::vector<std::string> species_;
   AnalysisOptions options_;
   std::uint64_t slot_bytes_ = 0;
   device::KernelDefinition vector_kernel_;
+  ParallelVectorKernels parallel_kernels_;
   device::KernelDefinition correlation_kernel_;
 };
 

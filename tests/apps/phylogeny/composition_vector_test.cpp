@@ -105,7 +105,7 @@ std::vector<std::uint32_t> build(const std::vector<std::uint8_t>& codes, int k) 
 TEST(PhylogenyCompositionVector, MatchesTheFormulasOverStrings) {
   for (const int k : {3, 4, 5}) {
     for (std::uint64_t seed = 1; seed <= 3; ++seed) {
-      SCOPED_TRACE(testing::Message() << "k " << k << " seed " << seed);
+      SCOPED_TRACE(::testing::Message() << "k " << k << " seed " << seed);
       const Letters proteins = random_proteins(seed, 30, 80, 0.02);
       const auto words = build(codes_of(proteins), k);
       const auto expected = reference_vector(proteins, k);

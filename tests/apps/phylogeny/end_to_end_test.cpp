@@ -10,8 +10,8 @@
 #include "phylogeny/phylogeny_app.hpp"
 #include "sequential_driver.hpp"
 #include "small_data_set.hpp"
-#include "strata/device/backends.hpp"
 #include "temp_directory.hpp"
+#include "test_devices.hpp"
 
 namespace strata::apps::phylogeny {
 namespace {
@@ -40,7 +40,7 @@ TEST(PhylogenyEndToEnd, RecoversTheTrueTreeOnTheCpuDevice) {
   const auto application = open(dir.path());
   ASSERT_EQ(application->item_count(), 10u);
   EXPECT_EQ(application->name(), "phylogeny");
-  auto cpu = device::make_cpu_device(device::default_block_runner());
+  auto cpu = testing::make_cpu_test_device();
   const auto records = testing::run_all_pairs(*application, *cpu);
   ASSERT_EQ(records.size(), 45u);
 
@@ -53,11 +53,43 @@ TEST(PhylogenyEndToEnd, RecoversTheTrueTreeOnTheCpuDevice) {
       << evaluation.summary;
 }
 
+TEST(PhylogenyEndToEnd, OpenClGivesTheCpuDevicesCorrelations) {
+  PHYLOGENY_REQUIRE_OPENCL(opencl);
+  TempDirectory dir;
+  generate(dir.path(), testing::small_data_set(8));
+  const auto application = open(dir.path(), AnalysisOptions{4});  // PoCL is slow over 20^5 keys
+  const auto& typed = dynamic_cast<const PhylogenyApplication&>(*application);
+  auto cpu = testing::make_cpu_test_device();
+  const DistanceMatrix on_cpu = distances_of(typed, testing::run_all_pairs(*application, *cpu));
+  const DistanceMatrix on_opencl =
+      distances_of(typed, testing::run_all_pairs(*application, opencl));
+  for (std::size_t i = 0; i < on_cpu.size(); ++i)
+    for (std::size_t j = i + 1; j < on_cpu.size(); ++j)
+      EXPECT_NEAR(on_opencl.at(i, j), on_cpu.at(i, j), 1e-5) << i << "," << j;
+  const Evaluation evaluation = evaluate_distances(dir.path(), on_opencl);
+  EXPECT_TRUE(evaluation.recovered) << evaluation.summary;
+}
+
+TEST(PhylogenyEndToEnd, KSixBuildsVectorsWithTheSortingKernel) {
+  TempDirectory dir;
+  generate(dir.path(), testing::small_data_set(9, 6));
+  const auto application = open(dir.path(), AnalysisOptions{6});
+  auto cpu = testing::make_cpu_test_device();
+  const auto records = testing::run_all_pairs(*application, *cpu);
+  ASSERT_EQ(records.size(), 15u);
+  for (const auto& record : records) {
+    PairCorrelation value;
+    std::memcpy(&value, record.result.data(), sizeof value);
+    EXPECT_GT(value.correlation, 0.0f);
+    EXPECT_LT(value.correlation, 1.0f);
+  }
+}
+
 TEST(PhylogenyEndToEnd, AShuffledMatrixIsNotRecovered) {
   TempDirectory dir;
   generate(dir.path(), testing::small_data_set(2));
   const auto application = open(dir.path());
-  auto cpu = device::make_cpu_device(device::default_block_runner());
+  auto cpu = testing::make_cpu_test_device();
   const auto& typed = dynamic_cast<const PhylogenyApplication&>(*application);
   DistanceMatrix distances = distances_of(typed, testing::run_all_pairs(*application, *cpu));
   // Swap the rows and columns of two species: a different tree.
@@ -74,9 +106,17 @@ TEST(PhylogenyApplication, SlotsGrowWithTheParsedSize) {
   TempDirectory dir;
   generate(dir.path(), testing::small_data_set(3, 4));
   const auto application = open(dir.path(), AnalysisOptions{4});
-  EXPECT_LT(application->item_bytes(0, 1000), application->item_bytes(0, 2000));
-  EXPECT_EQ(application->item_bytes(1, 10'000'000), (2 + 2 * 160'000u) * 4);  // all 20^4
-  EXPECT_GT(application->slot_bytes(), application->item_bytes(0, 1000));
+  // Parsed bytes hold the residues and then the parallel kernels' scratch.
+  const std::uint64_t small = parsed_bytes_with_scratch(4, 1000);
+  EXPECT_EQ(application->item_bytes(0, small), (2 + 2 * 20'480u) * 4);  // 1,024 padded residues
+  EXPECT_LT(application->item_bytes(0, small),
+            application->item_bytes(0, parsed_bytes_with_scratch(4, 2000)));
+  EXPECT_EQ(application->item_bytes(1, parsed_bytes_with_scratch(4, 10'000'000)),
+            (2 + 2 * 160'000u) * 4);  // all 20^4 strings
+  const std::string file = read_text_file(application->file_of(0));
+  const auto parsed = application->parse(0, std::as_bytes(std::span(file)));
+  EXPECT_EQ(parsed_bytes_with_scratch(4, residues_in_parsed(4, parsed.size())), parsed.size());
+  EXPECT_GT(application->slot_bytes(), application->item_bytes(0, small));
   EXPECT_EQ(application->comparison_bytes(), 64u * 4);
 }
 

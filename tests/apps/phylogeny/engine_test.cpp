@@ -15,8 +15,8 @@
 #include "sequential_driver.hpp"
 #include "small_data_set.hpp"
 #include "strata/allpairs/results_file.hpp"
-#include "strata/device/backends.hpp"
 #include "temp_directory.hpp"
+#include "test_devices.hpp"
 
 namespace strata::apps::phylogeny {
 
@@ -26,10 +26,11 @@ namespace {
 
 using testing::TempDirectory;
 
-allpairs::EngineOptions engine_options(const std::filesystem::path& output) {
+allpairs::EngineOptions engine_options(const std::filesystem::path& output,
+                                       const std::string& devices = "cpu") {
   allpairs::EngineOptions options;
   options.output = output;
-  options.devices = "cpu";
+  options.devices = devices;
   options.config.cpu_threads = 2;
   options.config.kernel_cache_dir = "off";
   options.jobs_per_device = 8;
@@ -37,14 +38,18 @@ allpairs::EngineOptions engine_options(const std::filesystem::path& output) {
   return options;
 }
 
-TEST(PhylogenyEngine, TheResultsFileRecoversTheTreeAndEqualsTheDirectComputation) {
+class PhylogenyEngine : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(PhylogenyEngine, TheResultsFileRecoversTheTreeAndEqualsTheDirectComputation) {
+  std::string why;
+  if (GetParam() == "opencl" && testing::opencl_test_device(&why) == nullptr) GTEST_SKIP() << why;
   TempDirectory dir;
   const auto data = dir.path() / "proteomes";
   generate(data, testing::small_data_set(6));
   const auto application = open(data);
   const auto output = dir.path() / "results.bin";
-  const allpairs::EngineReport report =
-      allpairs::run_all_pairs(*application, engine_options(output), engine_test_network());
+  const allpairs::EngineReport report = allpairs::run_all_pairs(
+      *application, engine_options(output, GetParam()), engine_test_network());
   EXPECT_EQ(report.pairs_computed, 45u);
   EXPECT_GE(report.loads, 10u);
 
@@ -52,7 +57,7 @@ TEST(PhylogenyEngine, TheResultsFileRecoversTheTreeAndEqualsTheDirectComputation
   EXPECT_TRUE(evaluation.recovered) << evaluation.summary;
 
   const auto results = allpairs::read_results<PairCorrelation>(output);
-  auto cpu = device::make_cpu_device(device::default_block_runner());
+  auto cpu = testing::make_cpu_test_device();
   const auto direct = testing::run_all_pairs(*application, *cpu);
   ASSERT_EQ(results.size(), direct.size());
   for (std::size_t i = 0; i < results.size(); ++i) {
@@ -60,12 +65,15 @@ TEST(PhylogenyEngine, TheResultsFileRecoversTheTreeAndEqualsTheDirectComputation
     ASSERT_EQ(results[i].right, direct[i].right);
     PairCorrelation expected;
     std::memcpy(&expected, direct[i].result.data(), sizeof expected);
-    EXPECT_NEAR(results[i].value.correlation, expected.correlation, 1e-6)
+    EXPECT_NEAR(results[i].value.correlation, expected.correlation, 1e-5)
         << results[i].left << "," << results[i].right;
   }
 }
 
-TEST(PhylogenyEngine, ATruncatedProteomeStopsTheRunOrIsSkippedAndLeftOutOfTheTree) {
+INSTANTIATE_TEST_SUITE_P(Backends, PhylogenyEngine, ::testing::Values("cpu", "opencl"),
+                         [](const auto& backend) { return backend.param; });
+
+TEST(PhylogenyEngineInput, ATruncatedProteomeStopsTheRunOrIsSkippedAndLeftOutOfTheTree) {
   TempDirectory dir;
   const auto data = dir.path() / "proteomes";
   generate(data, testing::small_data_set(7));

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
 #include <numeric>
 #include <string>
@@ -12,9 +14,12 @@
 
 #include "phylogeny/amino_acids.hpp"
 #include "phylogeny/composition_vector.hpp"
+#include "phylogeny/parallel_vector_kernels.hpp"
 #include "phylogeny/random.hpp"
-#include "strata/base/config.hpp"
+#include "single_device_context.hpp"
 #include "strata/device/backends.hpp"
+#include "strata/memory/memory_manager.hpp"
+#include "test_devices.hpp"
 
 namespace strata::apps::phylogeny {
 namespace {
@@ -42,7 +47,7 @@ std::vector<T> download(Device& device, const device::DeviceBuffer& buffer, std:
   return values;
 }
 
-// Parsed residues of `proteins` random proteins; `mutated` changes a fraction of `base`.
+// Parsed residues of `proteins` random proteins.
 std::vector<std::uint8_t> random_residues(std::uint64_t seed, int proteins) {
   Random random(seed);
   std::vector<std::uint8_t> out;
@@ -55,6 +60,7 @@ std::vector<std::uint8_t> random_residues(std::uint64_t seed, int proteins) {
   return out;
 }
 
+// `residues` with a fraction of them replaced at random.
 std::vector<std::uint8_t> mutated(std::vector<std::uint8_t> residues, std::uint64_t seed,
                                   double fraction) {
   Random random(seed);
@@ -107,23 +113,18 @@ void expect_correlations_match(Device& device) {
 }
 
 TEST(PhylogenyKernels, CorrelationOnTheCpuDeviceMatchesTheReference) {
-  auto cpu = device::make_cpu_device(device::default_block_runner());
+  auto cpu = testing::make_cpu_test_device();
   expect_correlations_match(*cpu);
 }
 
 TEST(PhylogenyKernels, CorrelationOnOpenClMatchesTheReference) {
-  Config config;
-  config.kernel_cache_dir = "off";
-  std::string status;
-  auto devices =
-      device::discover_opencl_devices(config, std::make_shared<device::ProgramCache>(), status);
-  if (devices.empty()) GTEST_SKIP() << "no OpenCL device: " << status;
-  SCOPED_TRACE(devices.front()->info().name);
-  expect_correlations_match(*devices.front());
+  PHYLOGENY_REQUIRE_OPENCL(device);
+  SCOPED_TRACE(device.info().name);
+  expect_correlations_match(device);
 }
 
-TEST(PhylogenyKernels, CompositionVectorOnTheCpuDeviceMatchesTheHost) {
-  auto cpu = device::make_cpu_device(device::default_block_runner());
+TEST(PhylogenyKernels, SortingKernelOnTheCpuDeviceMatchesTheHost) {
+  auto cpu = testing::make_cpu_test_device();
   auto kernel = cpu->compile(composition_vector_kernel());
   const auto residues = random_residues(9, 40);
   const auto expected = host_vector(residues, 4);
@@ -139,6 +140,79 @@ TEST(PhylogenyKernels, CompositionVectorOnTheCpuDeviceMatchesTheHost) {
   const auto words = download<std::uint32_t>(*cpu, vector, 2 + 2 * std::size_t{expected[0]}, done);
   EXPECT_EQ(words, std::vector<std::uint32_t>(
                        expected.begin(), expected.begin() + 2 + 2 * std::ptrdiff_t{expected[0]}));
+}
+
+// The five parallel kernels on `device` for parsed `residues` (padded and with room for the
+// scratch, as parse() makes them) must give the host's vector: the same keys, values within
+// float rounding.
+void expect_parallel_vector_matches(Device& device, const std::vector<std::uint8_t>& residues,
+                                    int k) {
+  SCOPED_TRACE(::testing::Message() << "k " << k << " on " << device.info().id);
+  std::vector<std::uint8_t> parsed(parsed_bytes_with_scratch(k, residues.size()), 0xA5);
+  const std::uint64_t padded = residues_in_parsed(k, parsed.size());
+  ASSERT_EQ(padded % scratch_alignment, 0u);
+  ASSERT_GE(padded, residues.size());
+  ASSERT_LT(padded, residues.size() + scratch_alignment);
+  std::copy(residues.begin(), residues.end(), parsed.begin());
+  std::fill(parsed.begin() + static_cast<std::ptrdiff_t>(residues.size()),
+            parsed.begin() + static_cast<std::ptrdiff_t>(padded), protein_separator);
+  const auto expected = host_vector(residues, k);
+
+  auto parsed_buffer = upload(device, parsed);
+  auto item_buffer = device.allocate(expected.size() * sizeof(std::uint32_t));
+  memory::ChunkView parsed_view;
+  parsed_view.bytes = parsed.size();
+  parsed_view.buffer = &parsed_buffer;
+  memory::ChunkView item_view;
+  item_view.bytes = expected.size() * sizeof(std::uint32_t);
+  item_view.buffer = &item_buffer;
+  testing::SingleDeviceContext context(device);
+  const device::Event done = launch_parallel_composition_vector(context, ParallelVectorKernels(), k,
+                                                                parsed_view, padded, item_view);
+  const auto words = download<std::uint32_t>(device, item_buffer, expected.size(), done);
+  ASSERT_EQ(words[0], expected[0]);
+  EXPECT_EQ(words[1], static_cast<std::uint32_t>(k));
+  const auto got = vector_entries(words);
+  const auto want = vector_entries(expected);
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    ASSERT_EQ(got[i].key, want[i].key) << "entry " << i;
+    ASSERT_NEAR(got[i].value, want[i].value, 1e-6f + 1e-5f * std::abs(want[i].value))
+        << "entry " << i;
+  }
+  // 1 for a unit vector; 0 where every value is 0 (strings exactly as the Markov model predicts).
+  EXPECT_NEAR(vector_correlation(words, words), vector_correlation(expected, expected), 1e-5);
+}
+
+TEST(PhylogenyKernels, ParallelKernelsOnTheCpuDeviceMatchTheHost) {
+  auto cpu = testing::make_cpu_test_device();
+  for (const int k : {3, 4, 5})
+    expect_parallel_vector_matches(*cpu, random_residues(20 + static_cast<std::uint64_t>(k), 50),
+                                   k);
+  expect_parallel_vector_matches(*cpu, random_residues(30, 1), 3);  // short: most strings absent
+  // Few distinct strings, repeated: long probe chains in the hash table.
+  std::vector<std::uint8_t> repeats;
+  for (int i = 0; i < 3000; ++i)
+    repeats.push_back(static_cast<std::uint8_t>(i % 7 == 0 ? protein_separator : i % 3));
+  expect_parallel_vector_matches(*cpu, repeats, 4);
+}
+
+TEST(PhylogenyKernels, ParallelKernelsOnOpenClMatchTheHost) {
+  PHYLOGENY_REQUIRE_OPENCL(device);
+  for (const int k : {3, 4, 5})
+    expect_parallel_vector_matches(device, random_residues(20 + static_cast<std::uint64_t>(k), 50),
+                                   k);
+}
+
+TEST(PhylogenyKernels, ParsedSizesInvert) {
+  for (const int k : {3, 5, 6})
+    for (const std::uint64_t residues : {0, 1, 255, 256, 257, 70'000, 1'000'000}) {
+      const std::uint64_t bytes = parsed_bytes_with_scratch(k, residues);
+      const std::uint64_t padded = residues_in_parsed(k, bytes);
+      EXPECT_GE(padded, residues);
+      EXPECT_LT(padded, residues + scratch_alignment);
+      EXPECT_EQ(parsed_bytes_with_scratch(k, padded), bytes);
+      EXPECT_LE(residues_in_parsed(k, bytes - 1), padded);
+    }
 }
 
 }  // namespace

@@ -6,28 +6,11 @@
 #include <memory>
 
 #include "phylogeny/data_directory.hpp"
+#include "single_device_context.hpp"
 #include "strata/memory/memory_manager.hpp"
 
 namespace strata::apps::phylogeny::testing {
 namespace {
-
-// Compiles each kernel once for the device and launches it on the compute queue.
-class SingleDeviceContext final : public allpairs::DeviceContext {
- public:
-  explicit SingleDeviceContext(device::Device& device) : device_(device) {}
-  device::Device& device() override { return device_; }
-  device::Event launch(const device::KernelDefinition& kernel,
-                       const device::LaunchGeometry& geometry,
-                       const device::KernelArgs& args) override {
-    auto& compiled = compiled_[kernel.name()];
-    if (!compiled) compiled = device_.compile(kernel);
-    return device_.queue(device::QueueKind::compute).launch(*compiled, geometry, args);
-  }
-
- private:
-  device::Device& device_;
-  std::map<std::string, std::shared_ptr<const device::CompiledKernel>> compiled_;
-};
 
 std::vector<std::byte> read_file(const std::filesystem::path& path) {
   const std::string bytes = read_text_file(path);
