@@ -10,6 +10,8 @@
 #include "engine_test_support.hpp"
 #include "strata/allpairs/results_file.hpp"
 #include "strata/allpairs/results_journal.hpp"
+#include "strata/allpairs/sequential_run.hpp"
+#include "strata/device/backends.hpp"
 #include "vector_application.hpp"
 
 namespace strata::allpairs::testing {
@@ -127,6 +129,29 @@ TEST(Engine, TwoSetsAndAPairFilter) {
     EXPECT_EQ(report.pairs_total, 140u);
     EXPECT_GT(report.pairs_skipped, 0u);
   }
+}
+
+TEST(Engine, ResultsEqualTheSequentialRunByteForByte) {
+  const auto dir = shared_directory("allpairs-sequential");
+  if (network().rank() == 0) write_vectors(dir, items, 13);
+  barrier();
+  VectorApplication app(dir, items);
+  EngineOptions options = options_for(dir);
+  options.cache.host_slots = 5;
+  run_all_pairs(app, options, network());
+  if (network().rank() == 0) {
+    auto cpu = device::make_cpu_device(device::default_block_runner());
+    const auto sequential = run_sequentially(app, *cpu);
+    const RawResults engine = read_raw_results(options.output);
+    ASSERT_EQ(engine.pairs.size(), sequential.size());
+    for (std::size_t k = 0; k < sequential.size(); ++k) {
+      EXPECT_EQ(engine.pairs[k], std::pair(sequential[k].left, sequential[k].right));
+      EXPECT_EQ(std::memcmp(engine.values.data() + k * sizeof(Dot), sequential[k].result.data(),
+                            sizeof(Dot)),
+                0);
+    }
+  }
+  barrier();
 }
 
 TEST(Engine, ResumingAnInterruptedRunGivesTheSameResultsFile) {
