@@ -110,7 +110,7 @@ class RuntimeCore final : public TaskRunner {
   std::unique_ptr<PlacementPolicy> placement_;
   StagingHook* hook_ = nullptr;
 
-  std::mutex registration_lock_;  // serializes access registration: one submission order
+  SpinLock registration_lock_;  // serializes access registration: one submission order
   // Counters written per task sit on cache lines of their own, apart from what is only read.
   alignas(64) std::atomic<std::uint64_t> next_task_id_{1};
   std::atomic<std::uint64_t> next_data_id_{1};
