@@ -552,6 +552,9 @@ void RuntimeCore::count_success(const TaskState* task) {
 void RuntimeCore::finish_one(TaskState* task, TaskStatus status,
                              std::shared_ptr<const FailureRecord> failure) {
   unstage(task);
+  // A task that failed or was cancelled before it ran still holds its body: what the body
+  // captured (handles of other tasks and data) must not outlive it.
+  task->body.reset();
   {
     std::lock_guard guard(task->lock);
     if (failure) task->failure = std::move(failure);

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <stdexcept>
 
 #include "strata/runtime/runtime.hpp"
@@ -76,6 +77,18 @@ TEST(Failure, ReaderSubmittedAfterTheWriterFailedStillFails) {
   EXPECT_EQ(use.status(), TaskStatus::failed);
   EXPECT_NE(message.find("'load'"), std::string::npos) << message;
   EXPECT_THROW(rt.wait_all(), TaskFailed);
+}
+
+TEST(Failure, ATaskThatNeverRanReleasesWhatItsBodyHeld) {
+  Runtime rt(small_config());
+  auto held = std::make_shared<int>(7);
+  TaskHandle bad = rt.submit(TaskSpec("bad"), [] { throw std::runtime_error("boom"); });
+  TaskHandle dependent = rt.submit(TaskSpec("dependent").after(bad), [held] { (void)*held; });
+  EXPECT_THROW(rt.wait_all(), TaskFailed);
+  EXPECT_EQ(dependent.status(), TaskStatus::failed);
+  // The body of a task that failed without running is gone with it (no cycle through handles
+  // it captured survives the run).
+  EXPECT_EQ(held.use_count(), 1);
 }
 
 TEST(Failure, RuntimeIsUsableAfterACollectedFailure) {
