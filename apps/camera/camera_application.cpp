@@ -13,6 +13,8 @@ namespace {
 
 // Smallest image side: the 3x3 filter needs neighbours, the extraction's scratch width + 1 values.
 constexpr std::uint32_t smallest_side = 8;
+// Largest image: the kernels index pixels with 32-bit unsigned integers.
+constexpr std::uint64_t largest_image = std::uint64_t{1} << 31;
 
 // The first `bytes` bytes of a file (all of it if shorter).
 std::vector<std::byte> read_head(const std::filesystem::path& path, std::size_t bytes) {
@@ -59,6 +61,9 @@ CameraApplication::CameraApplication(const std::filesystem::path& dir) : images_
   if (shape_source_.empty())
     throw allpairs::InputError(fmt::format("{}: none of its {} JPEG files is readable:{}",
                                            dir.string(), images_.size(), failures));
+  if (shape_.pixels() > largest_image)
+    throw allpairs::InputError(fmt::format("{}: {}x{} pixels; the kernels handle at most 2^31",
+                                           shape_source_.string(), shape_.width, shape_.height));
   if (shape_.width < smallest_side || shape_.height < smallest_side)
     throw allpairs::InputError(fmt::format("{}: {}x{} pixels; PRNU extraction needs at least {}x{}",
                                            shape_source_.string(), shape_.width, shape_.height,

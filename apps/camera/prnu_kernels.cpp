@@ -37,7 +37,7 @@ float residual_at(const float* image, std::uint32_t width, std::uint32_t height,
 }
 
 constexpr const char* residual_source = R"(
-__kernel void residual(uint width, uint height, float noise_variance,
+__kernel void prnu_residual(uint width, uint height, float noise_variance,
                        __global const float* image, __global float* pattern) {
   const uint x = get_global_id(0), y = get_global_id(1);
   if (x >= width || y >= height) return;
@@ -59,7 +59,7 @@ __kernel void residual(uint width, uint height, float noise_variance,
 )";
 
 constexpr const char* zero_mean_rows_source = R"(
-__kernel void zero_mean_rows(uint width, uint height, __global float* pattern) {
+__kernel void prnu_zero_mean_rows(uint width, uint height, __global float* pattern) {
   __local float partial[GROUP];
   const uint row = get_group_id(0), t = get_local_id(0);
   if (row >= height) return;  // the whole group returns together
@@ -78,7 +78,7 @@ __kernel void zero_mean_rows(uint width, uint height, __global float* pattern) {
 )";
 
 constexpr const char* zero_mean_columns_source = R"(
-__kernel void zero_mean_columns(uint width, uint height, __global float* pattern,
+__kernel void prnu_zero_mean_columns(uint width, uint height, __global float* pattern,
                                 __global float* energy) {
   const uint x = get_global_id(0);
   if (x >= width) return;
@@ -96,7 +96,7 @@ __kernel void zero_mean_columns(uint width, uint height, __global float* pattern
 )";
 
 constexpr const char* inverse_norm_source = R"(
-__kernel void inverse_norm(uint width, __global float* energy) {
+__kernel void prnu_inverse_norm(uint width, __global float* energy) {
   if (get_global_id(0) != 0) return;
   float total = 0.0f, carry = 0.0f;  // compensated (Kahan) summation
   for (uint x = 0; x < width; ++x) {
@@ -110,7 +110,7 @@ __kernel void inverse_norm(uint width, __global float* energy) {
 )";
 
 constexpr const char* scale_source = R"(
-__kernel void scale(uint count, uint width, __global float* pattern,
+__kernel void prnu_scale(uint count, uint width, __global float* pattern,
                     __global const float* energy) {
   const uint i = get_global_id(0);
   if (i < count) pattern[i] *= energy[width];
@@ -118,7 +118,7 @@ __kernel void scale(uint count, uint width, __global float* pattern,
 )";
 
 constexpr const char* correlation_source = R"(
-__kernel void correlation(uint count, __global const float* left, __global const float* right,
+__kernel void prnu_correlation(uint count, __global const float* left, __global const float* right,
                           __global float* parts) {
   __local float partial[GROUP];
   const uint part = get_group_id(0), t = get_local_id(0);
@@ -137,7 +137,7 @@ __kernel void correlation(uint count, __global const float* left, __global const
 )";
 
 KernelDefinition make_residual() {
-  return KernelDefinition("residual")
+  return KernelDefinition("prnu_residual")
       .scalar<std::uint32_t>("width")
       .scalar<std::uint32_t>("height")
       .scalar<float>("noise_variance")
@@ -160,7 +160,7 @@ KernelDefinition make_residual() {
 }
 
 KernelDefinition make_zero_mean_rows() {
-  return KernelDefinition("zero_mean_rows")
+  return KernelDefinition("prnu_zero_mean_rows")
       .scalar<std::uint32_t>("width")
       .scalar<std::uint32_t>("height")
       .array<float>("pattern", ParamAccess::read_write)
@@ -186,7 +186,7 @@ KernelDefinition make_zero_mean_rows() {
 }
 
 KernelDefinition make_zero_mean_columns() {
-  return KernelDefinition("zero_mean_columns")
+  return KernelDefinition("prnu_zero_mean_columns")
       .scalar<std::uint32_t>("width")
       .scalar<std::uint32_t>("height")
       .array<float>("pattern", ParamAccess::read_write)
@@ -224,7 +224,7 @@ KernelDefinition make_zero_mean_columns() {
 }
 
 KernelDefinition make_inverse_norm() {
-  return KernelDefinition("inverse_norm")
+  return KernelDefinition("prnu_inverse_norm")
       .scalar<std::uint32_t>("width")
       .array<float>("energy", ParamAccess::read_write)
       .cpu([](const CpuBlock& block) {
@@ -240,7 +240,7 @@ KernelDefinition make_inverse_norm() {
 }
 
 KernelDefinition make_scale() {
-  return KernelDefinition("scale")
+  return KernelDefinition("prnu_scale")
       .scalar<std::uint32_t>("count")
       .scalar<std::uint32_t>("width")
       .array<float>("pattern", ParamAccess::read_write)
@@ -258,7 +258,7 @@ KernelDefinition make_scale() {
 }
 
 KernelDefinition make_correlation() {
-  return KernelDefinition("correlation")
+  return KernelDefinition("prnu_correlation")
       .scalar<std::uint32_t>("count")
       .array<float>("left", ParamAccess::read)
       .array<float>("right", ParamAccess::read)

@@ -3,7 +3,8 @@
 // backend) and an OpenCL C one: PRNU pattern extraction as in Van Werkhoven et al.'s application
 // for the Netherlands Forensic Institute (noise residual of a denoiser, rows and columns made
 // zero-mean, unit norm) and the normalized cross-correlation of two patterns (partial sums of
-// their dot product). Images and patterns are row-major float arrays of width * height.
+// their dot product). Images and patterns are row-major float arrays of width * height. Kernel
+// names start with prnu_ (devices cache compiled kernels by name).
 
 #include <cstdint>
 
@@ -16,28 +17,28 @@ inline constexpr std::uint32_t reduction_group = 128;
 // How many partial sums one correlation produces (one per work-group); their sum is the NCC.
 inline constexpr std::uint32_t correlation_parts = 64;
 
-// residual(width, height, noise_variance, image, pattern), one thread per pixel (2-D): the noise
-// residual of a local Wiener filter over 3x3 neighbourhoods (edges replicated),
-// (I - mean) * min(1, noise_variance / local variance): flat regions keep their noise, edges and
-// texture — scene content, not sensor noise — are attenuated.
+// prnu_residual(width, height, noise_variance, image, pattern), one thread per pixel (2-D): the
+// noise residual of a local Wiener filter over 3x3 neighbourhoods (edges replicated), (I - mean) *
+// min(1, noise_variance / local variance): flat regions keep their noise, edges and texture — scene
+// content, not sensor noise — are attenuated.
 const device::KernelDefinition& residual_kernel();
 
-// zero_mean_rows(width, height, pattern), one work-group of reduction_group threads per row:
+// prnu_zero_mean_rows(width, height, pattern), one work-group of reduction_group threads per row:
 // subtracts each row's mean (in place).
 const device::KernelDefinition& zero_mean_rows_kernel();
 
-// zero_mean_columns(width, height, pattern, energy), one thread per column: subtracts each
+// prnu_zero_mean_columns(width, height, pattern, energy), one thread per column: subtracts each
 // column's mean (in place) and writes the column's sum of squares afterwards to energy[x].
 const device::KernelDefinition& zero_mean_columns_kernel();
 
-// inverse_norm(width, energy), one thread: energy[width] = 1 / sqrt(sum of energy[0, width)),
+// prnu_inverse_norm(width, energy), one thread: energy[width] = 1 / sqrt(sum of energy[0, width)),
 // or 0 for a pattern that is all zero.
 const device::KernelDefinition& inverse_norm_kernel();
 
-// scale(count, width, pattern, energy), one thread per value: pattern[i] *= energy[width].
+// prnu_scale(count, width, pattern, energy), one thread per value: pattern[i] *= energy[width].
 const device::KernelDefinition& scale_kernel();
 
-// correlation(count, left, right, parts), correlation_parts work-groups of reduction_group
+// prnu_correlation(count, left, right, parts), correlation_parts work-groups of reduction_group
 // threads: parts[g] = the dot product of left and right over the g-th of correlation_parts
 // contiguous ranges.
 const device::KernelDefinition& correlation_kernel();

@@ -29,7 +29,7 @@ GenerateOptions small_set() {
   return options;
 }
 
-std::vector<ScoredPair> scores_of(const std::vector<testing::RawPairResult>& results) {
+std::vector<ScoredPair> scores_of(const std::vector<allpairs::RawPairResult>& results) {
   std::vector<ScoredPair> pairs;
   for (const auto& result : results) {
     Result value;
@@ -46,7 +46,7 @@ TEST_P(CameraEndToEnd, EveryPairOnADeviceRecoversTheCameras) {
   TempDir dir;
   generate(dir.path(), small_set());
   const auto application = open(dir.path());
-  const auto pairs = scores_of(testing::run_all_pairs(*application, device));
+  const auto pairs = scores_of(allpairs::run_sequentially(*application, device));
   ASSERT_EQ(pairs.size(), 66u);
   const Evaluation evaluation = evaluate_scores(dir.path(), pairs);
   EXPECT_TRUE(evaluation.recovered) << evaluation.summary;
@@ -75,9 +75,9 @@ TEST(CameraOpenCl, ScoresEqualTheCpuScores) {
   options.items = 5;
   generate(dir.path(), options);
   const auto application = open(dir.path());
-  const auto pairs = scores_of(testing::run_all_pairs(*application, *opencl));
+  const auto pairs = scores_of(allpairs::run_sequentially(*application, *opencl));
   const auto reference =
-      scores_of(testing::run_all_pairs(*application, *testing::test_device("cpu")));
+      scores_of(allpairs::run_sequentially(*application, *testing::test_device("cpu")));
   ASSERT_EQ(pairs.size(), reference.size());
   for (std::size_t i = 0; i < pairs.size(); ++i)
     EXPECT_NEAR(pairs[i].ncc, reference[i].ncc, 1e-4) << pairs[i].left << "," << pairs[i].right;

@@ -57,7 +57,7 @@ TEST_P(CameraEngine, TheResultsFileRecoversTheCamerasAndEqualsTheDirectComputati
   EXPECT_TRUE(evaluation.recovered) << evaluation.summary;
 
   const auto results = allpairs::read_results<Result>(output);
-  const auto direct = testing::run_all_pairs(*application, device);
+  const auto direct = allpairs::run_sequentially(*application, device);
   ASSERT_EQ(results.size(), direct.size());
   for (std::size_t i = 0; i < results.size(); ++i) {
     ASSERT_EQ(results[i].left, direct[i].left);

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "sequential_driver.hpp"
+#include "strata/allpairs/sequential_run.hpp"
 #include "strata/device/device.hpp"
 
 namespace strata::apps::camera::testing {
@@ -46,11 +46,11 @@ class KernelHarness {
   device::DeviceBuffer upload(std::span<const float> values);
   device::DeviceBuffer zeros(std::size_t count);
   std::vector<float> download(const device::DeviceBuffer& buffer, std::size_t count);
-  SimpleDeviceContext& context() { return context_; }
+  allpairs::KernelLauncher& context() { return context_; }
 
  private:
   device::Device& device_;
-  SimpleDeviceContext context_;
+  allpairs::KernelLauncher context_;
 };
 
 }  // namespace strata::apps::camera::testing
