@@ -20,7 +20,10 @@ double EngineReport::pairs_per_second() const {
 double EngineReport::model_minimum_seconds() const {
   // Eq. (4) for the pairs this run computed, spread over every device of the cluster.
   const double n = static_cast<double>(items - items_skipped);
-  const double t = n * preprocess.mean() + static_cast<double>(pairs_computed) * compare.mean();
+  const bool calibrated = calibrated_compare.count > 0;
+  const double t_preprocess = calibrated ? calibrated_preprocess.mean() : preprocess.mean();
+  const double t_compare = calibrated ? calibrated_compare.mean() : compare.mean();
+  const double t = n * t_preprocess + static_cast<double>(pairs_computed) * t_compare;
   return devices == 0 ? 0.0 : t / devices;
 }
 
@@ -44,10 +47,13 @@ std::string EngineReport::format() const {
   out += "stages (device stages: time on the device's in-order compute queue)\n";
   out += stage("read", read) + stage("parse", parse) + stage("preprocess", preprocess) +
          stage("compare", compare) + stage("postprocess", postprocess);
+  if (calibrated_compare.count > 0) {
+    out += stage("preprocess*", calibrated_preprocess) + stage("compare*", calibrated_compare);
+    out += "  (* medians of runs alone before the run: the model's stage times)\n";
+  }
   out += fmt::format(
-      "performance model (rocket §6.1): T_min = n t_pre + pairs t_cmp over {} device(s) = {:.3f} "
-      "s; "
-      "T = {:.3f} s; system efficiency {:.1f}%\n",
+      "performance model (rocket §6.1): T_min = n t_pre + pairs t_cmp over {} device(s) = "
+      "{:.3f} s; T = {:.3f} s; system efficiency {:.1f}%\n",
       devices, model_minimum_seconds(), seconds, efficiency() * 100);
   return out;
 }

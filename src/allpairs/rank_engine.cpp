@@ -6,6 +6,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "strata/allpairs/sequential_run.hpp"
 #include "strata/base/log.hpp"
 #include "strata/cluster/message_kinds.hpp"
 #include "strata/cluster/program.hpp"
@@ -116,6 +117,7 @@ RankEngine::RankEngine(const ApplicationBase& application, const EngineOptions& 
     throw Error("no device to run " + app_.name() + " on (devices \"" + options_.devices +
                 "\"):" + why);
   }
+  calibrate();
   memory::MemoryOptions memory_options;
   memory_options.device_capacity = device_capacity(app_, options_);
   memory_options.host_capacity =
@@ -141,6 +143,26 @@ RankEngine::RankEngine(const ApplicationBase& application, const EngineOptions& 
   }
   stealing_ = std::make_unique<cluster::WorkStealing>(
       network_, static_cast<unsigned>(devices_.size()), space_.pairs(), kinds_.stealing());
+}
+
+void RankEngine::calibrate() {
+  if (options_.calibration_items < 2) return;
+  for (device::Device* device : devices_) {
+    StageMeans means;
+    try {
+      means = measure_stages(app_, *device, options_.calibration_items);
+    } catch (const InputError& error) {
+      log().warn("no calibration of the device stages: {}", error.what());
+      return;
+    }
+    std::lock_guard guard(stage_lock_);
+    StageTime& preprocess = stage_times_[calibrated_preprocess_stage];
+    StageTime& compare = stage_times_[calibrated_compare_stage];
+    preprocess.count += means.preprocessed;
+    preprocess.seconds += means.preprocess_seconds * static_cast<double>(means.preprocessed);
+    compare.count += means.compared;
+    compare.seconds += means.compare_seconds * static_cast<double>(means.compared);
+  }
 }
 
 void RankEngine::start_devices() {
@@ -293,58 +315,84 @@ void RankEngine::submit_job(unsigned device, ItemIndex left, ItemIndex right) {
   const runtime::DataHandle result =
       runtime_->create_data(fmt::format("comparison {},{}", left, right), app_.comparison_bytes());
   staging_->bind(result, result_chunk);
-  const runtime::DeviceExecutors& executors = executors_[device];
   DeviceStage& stage = *stages_[device];
+  // The comparison's result comes back to the host on the device's download queue, right after
+  // the kernel: no staging of its own.
+  auto comparison = std::make_shared<std::vector<std::byte>>(app_.comparison_bytes());
 
-  const runtime::TaskHandle compare =
-      runtime_->submit(runtime::TaskSpec(fmt::format("compare {} {}", left, right))
-                           .on(executors.compute)
-                           .after(a.ready)
-                           .after(b.ready)
-                           .reads(a.data)
-                           .reads(b.data)
-                           .writes(result)
-                           .footprint(2 * app_.slot_bytes()),
-                       [this, left, right, a, b, result, &stage](runtime::TaskContext& context) {
-                         if (skipped_items_[left].load() || skipped_items_[right].load()) return;
-                         const auto since = std::chrono::steady_clock::now();
-                         const device::Event done = app_.compare(
-                             stage, left, staging_->view(context, a.data), right,
-                             staging_->view(context, b.data), staging_->view(context, result));
-                         stage.time(done, since, [this](double s) { add_time(compare_stage, s); });
-                         runtime::complete_when(context, done);
-                       });
-  const runtime::TaskHandle post = runtime_->submit(
-      runtime::TaskSpec(fmt::format("postprocess {} {}", left, right)).after(compare).reads(result),
-      [this, left, right, result](runtime::TaskContext& context) {
-        if (skipped_items_[left].load() || skipped_items_[right].load()) {
-          skipped_pairs_.fetch_add(1);
-          return;
-        }
+  const runtime::TaskHandle compare = runtime_->submit(
+      runtime::TaskSpec(fmt::format("compare {} {}", left, right))
+          .on(executors_[device].compute)
+          .after(a.ready)
+          .after(b.ready)
+          .reads(a.data)
+          .reads(b.data)
+          .writes(result)
+          .footprint(2 * app_.slot_bytes()),
+      [this, left, right, a, b, result, comparison, &stage](runtime::TaskContext& context) {
+        if (skipped_items_[left].load() || skipped_items_[right].load()) return;
         const auto since = std::chrono::steady_clock::now();
-        const memory::ChunkView view = staging_->view(context, result);
-        std::vector<std::byte> record(app_.result_bytes());
-        app_.postprocess_bytes(left, right, {static_cast<const std::byte*>(view.host), view.bytes},
-                               record);
-        record_result(left, right, record);
-        computed_.fetch_add(1);
-        add_time(postprocess_stage, seconds_since(since));
+        const memory::ChunkView out = staging_->view(context, result);
+        const device::Event done = app_.compare(stage, left, staging_->view(context, a.data), right,
+                                                staging_->view(context, b.data), out);
+        stage.time(done, since, [this](double s) { add_time(compare_stage, s); });
+        // The copy is issued once the kernel is done, so the download queue never waits on the
+        // compute queue (whose thread may be busy releasing memory the queue's copies hold).
+        const device::Event copied = device::Event::manual();
+        done.on_complete([&stage, out, comparison, copied](std::exception_ptr error) {
+          if (error) {
+            copied.state()->complete(error);
+            return;
+          }
+          stage.device()
+              .queue(device::QueueKind::device_to_host)
+              .copy_to_host(comparison->data(), *out.buffer, out.offset, comparison->size())
+              .on_complete(
+                  [copied](std::exception_ptr failed) { copied.state()->complete(failed); });
+        });
+        runtime::complete_when(context, copied);
       });
-  post.on_complete([this, device, left, right, result, result_chunk](const runtime::TaskHandle& h) {
-    if (h.status() == runtime::TaskStatus::failed || h.status() == runtime::TaskStatus::cancelled) {
-      try {
-        h.wait();
-      } catch (...) {
-        fail(std::current_exception());
-      }
+  // What follows the comparison runs on the CPU pool: postprocessing, and releasing memory, which
+  // may wait for copies in flight (so never on the device queue's thread that completed it).
+  compare.on_complete(
+      [this, device, left, right, result, result_chunk, comparison](const runtime::TaskHandle& h) {
+        runtime_->post(runtime_->cpu(), "postprocess",
+                       [this, h, device, left, right, result, result_chunk, comparison] {
+                         finish_job(h, left, right, *comparison);
+                         staging_->unbind(result);
+                         memory_->destroy_chunk(result_chunk);
+                         cache_->release(left);
+                         cache_->release(right);
+                         limits_[device]->release();
+                         stealing_->finished(1);
+                       });
+      });
+}
+
+void RankEngine::finish_job(const runtime::TaskHandle& compare, ItemIndex left, ItemIndex right,
+                            std::span<const std::byte> comparison) {
+  if (compare.status() != runtime::TaskStatus::succeeded) {
+    try {
+      compare.wait();
+    } catch (...) {
+      fail(std::current_exception());
     }
-    staging_->unbind(result);
-    memory_->destroy_chunk(result_chunk);
-    cache_->release(left);
-    cache_->release(right);
-    limits_[device]->release();
-    stealing_->finished(1);
-  });
+    return;
+  }
+  if (skipped_items_[left].load() || skipped_items_[right].load()) {
+    skipped_pairs_.fetch_add(1);
+    return;
+  }
+  try {
+    const auto since = std::chrono::steady_clock::now();
+    std::vector<std::byte> record(app_.result_bytes());
+    app_.postprocess_bytes(left, right, comparison, record);
+    record_result(left, right, record);
+    computed_.fetch_add(1);
+    add_time(postprocess_stage, seconds_since(since));
+  } catch (...) {
+    fail(std::current_exception());
+  }
 }
 
 void RankEngine::record_result(ItemIndex left, ItemIndex right, std::span<const std::byte> result) {
@@ -405,9 +453,14 @@ runtime::TaskHandle RankEngine::obtain(ItemIndex item, unsigned device, runtime:
                                }
                                remote_hits_.fetch_add(1);
                                staging_->bind(data, replica);
-                               cache_->loaded(item, replica, memory_->chunk_bytes(replica));
-                               remote_->offer(item, replica);
-                               completion->complete();
+                               // Off the network thread: loaded() may release memory.
+                               runtime_->post(runtime_->cpu(), "fetched an item",
+                                              [this, item, replica, completion] {
+                                                cache_->loaded(item, replica,
+                                                               memory_->chunk_bytes(replica));
+                                                remote_->offer(item, replica);
+                                                completion->complete();
+                                              });
                              });
             });
       });
@@ -484,17 +537,21 @@ runtime::TaskHandle RankEngine::load_locally(ItemIndex item, unsigned device,
         stage.time(done, since, [this](double s) { add_time(preprocess_stage, s); });
         runtime::complete_when(context, done);
       });
+  // Releasing the parsed bytes may wait for copies in flight: on the CPU pool, as for comparisons.
   preprocess.on_complete([this, state, item](const runtime::TaskHandle& h) {
-    staging_->unbind(state->parsed);
-    staging_->unbind(state->target);
-    if (state->parsed_chunk) memory_->destroy_chunk(*state->parsed_chunk);
-    if (h.status() != runtime::TaskStatus::succeeded) {
-      if (state->item_chunk) memory_->destroy_chunk(*state->item_chunk);
-      state->item_chunk.reset();
-      return;
-    }
-    cache_->loaded(item, state->item_chunk, state->item_bytes);
-    if (state->item_chunk) remote_->offer(item, *state->item_chunk);
+    const bool succeeded = h.status() == runtime::TaskStatus::succeeded;
+    runtime_->post(runtime_->cpu(), "release a parsed item", [this, state, item, succeeded] {
+      staging_->unbind(state->parsed);
+      staging_->unbind(state->target);
+      if (state->parsed_chunk) memory_->destroy_chunk(*state->parsed_chunk);
+      if (!succeeded) {
+        if (state->item_chunk) memory_->destroy_chunk(*state->item_chunk);
+        state->item_chunk.reset();
+        return;
+      }
+      cache_->loaded(item, state->item_chunk, state->item_bytes);
+      if (state->item_chunk) remote_->offer(item, *state->item_chunk);
+    });
   });
   return preprocess;
 }
@@ -561,8 +618,13 @@ EngineReport RankEngine::collect(const RankFigures& own, double seconds) {
   report.pairs_resumed = journal_->resumed().size();
   std::vector<RankFigures> all = rank_figures_;
   all.push_back(own);
-  StageTime* stages[5] = {&report.read, &report.parse, &report.preprocess, &report.compare,
-                          &report.postprocess};
+  StageTime* times[stages] = {&report.read,
+                              &report.parse,
+                              &report.preprocess,
+                              &report.compare,
+                              &report.postprocess,
+                              &report.calibrated_preprocess,
+                              &report.calibrated_compare};
   std::set<ItemIndex> skipped;  // an item may be met by several ranks
   for (const RankFigures& f : all) {
     skipped.insert(f.skipped_items.begin(), f.skipped_items.end());
@@ -575,9 +637,9 @@ EngineReport RankEngine::collect(const RankFigures& own, double seconds) {
     report.bytes_read += f.bytes_read;
     report.steals_local += f.steals_local;
     report.steals_remote += f.steals_remote;
-    for (std::size_t s = 0; s < 5 && s < f.counts.size(); ++s) {
-      stages[s]->count += f.counts[s];
-      stages[s]->seconds += f.seconds[s];
+    for (std::size_t s = 0; s < stages && s < f.counts.size(); ++s) {
+      times[s]->count += f.counts[s];
+      times[s]->seconds += f.seconds[s];
     }
   }
   report.items_skipped = skipped.size();

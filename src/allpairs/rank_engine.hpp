@@ -52,7 +52,7 @@ struct RankFigures {
   std::uint64_t remote_hits = 0, remote_misses = 0, bytes_read = 0;
   std::uint64_t steals_local = 0, steals_remote = 0, results_sent = 0;
   unsigned devices = 0;
-  std::vector<std::uint64_t> counts;  // read, parse, preprocess, compare, postprocess
+  std::vector<std::uint64_t> counts;  // per stage (RankEngine::Stage)
   std::vector<double> seconds;
   template <class Archive>
   void serialize(Archive& archive) {
@@ -86,14 +86,26 @@ class RankEngine {
   EngineReport run();
 
  private:
-  enum Stage { read_stage, parse_stage, preprocess_stage, compare_stage, postprocess_stage };
+  enum Stage {
+    read_stage,
+    parse_stage,
+    preprocess_stage,
+    compare_stage,
+    postprocess_stage,
+    calibrated_preprocess_stage,
+    calibrated_compare_stage,
+    stages
+  };
   struct Job;
 
   void start_devices();
+  void calibrate();
   void worker(unsigned device);
   void leaf(unsigned device, const PairBlock& block);
   void submit_job(unsigned device, ItemIndex left, ItemIndex right);
-  void job_done(unsigned device, ItemIndex left, ItemIndex right, bool computed);
+  // Postprocesses a finished comparison (or records why there is nothing to postprocess).
+  void finish_job(const runtime::TaskHandle& compare, ItemIndex left, ItemIndex right,
+                  std::span<const std::byte> comparison);
   runtime::TaskHandle load(ItemIndex item, unsigned device, runtime::DataHandle data);
   runtime::TaskHandle load_locally(ItemIndex item, unsigned device, runtime::DataHandle data);
   runtime::TaskHandle obtain(ItemIndex item, unsigned device, runtime::DataHandle data);
@@ -145,7 +157,7 @@ class RankEngine {
   bool resume_received_ = false;
 
   mutable std::mutex stage_lock_;
-  StageTime stage_times_[5];
+  StageTime stage_times_[stages];
   std::atomic<std::uint64_t> computed_{0}, skipped_pairs_{0}, loads_{0}, bytes_read_{0};
   std::atomic<std::uint64_t> remote_hits_{0}, remote_misses_{0};
 };

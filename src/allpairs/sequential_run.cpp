@@ -1,5 +1,7 @@
 #include "strata/allpairs/sequential_run.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <fstream>
 
 #include "strata/memory/memory_manager.hpp"
@@ -31,9 +33,15 @@ memory::MemoryOptions options_for(const ApplicationBase& application) {
   return options;
 }
 
-// Parses and preprocesses `item` into a new chunk of `memory`.
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Parses and preprocesses `item` into a new chunk of `memory`; adds the device time to
+// `preprocess_seconds` when given.
 ChunkId load(const ApplicationBase& application, ItemIndex item, memory::MemoryManager& memory,
-             device::Device& device, KernelLauncher& launcher) {
+             device::Device& device, KernelLauncher& launcher,
+             std::vector<double>* preprocess_seconds = nullptr) {
   const std::vector<std::byte> parsed =
       application.parse(item, read_file(application.file_of(item)));
   const ChunkId parsed_chunk =
@@ -43,7 +51,9 @@ ChunkId load(const ApplicationBase& application, ItemIndex item, memory::MemoryM
   const ChunkRequest requests[] = {{parsed_chunk, ChunkAccess::read_write},
                                    {item_chunk, ChunkAccess::write}};
   const auto views = memory.acquire(requests, memory.space_of(device));
+  const auto start = std::chrono::steady_clock::now();
   application.preprocess(launcher, item, views[0], views[1]).wait();
+  if (preprocess_seconds != nullptr) preprocess_seconds->push_back(seconds_since(start));
   memory.release(requests, memory.space_of(device));
   memory.destroy_chunk(parsed_chunk);
   return item_chunk;
@@ -95,6 +105,39 @@ std::vector<RawPairResult> run_sequentially(const ApplicationBase& application,
     results.push_back(std::move(result));
   }
   return results;
+}
+
+double median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const std::size_t mid = values.size() / 2;
+  return values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
+}
+
+StageMeans measure_stages(const ApplicationBase& application, device::Device& device,
+                          ItemIndex items) {
+  items = std::min(items, static_cast<ItemIndex>(application.item_count()));
+  device::Device* devices[] = {&device};
+  memory::MemoryManager memory(options_for(application), devices);
+  KernelLauncher launcher(device);
+  std::vector<double> preprocess, compare;
+  std::vector<ChunkId> loaded;
+  for (ItemIndex i = 0; i < items; ++i)
+    loaded.push_back(load(application, i, memory, device, launcher, &preprocess));
+  const ChunkId comparison = memory.create_chunk("comparison", application.comparison_bytes());
+  for (ItemIndex left = 0; left < items; ++left) {
+    for (ItemIndex right = left + 1; right < items; ++right) {
+      const ChunkRequest requests[] = {{loaded[left], ChunkAccess::read},
+                                       {loaded[right], ChunkAccess::read},
+                                       {comparison, ChunkAccess::write}};
+      const auto views = memory.acquire(requests, memory.space_of(device));
+      const auto start = std::chrono::steady_clock::now();
+      application.compare(launcher, left, views[0], right, views[1], views[2]).wait();
+      compare.push_back(seconds_since(start));
+      memory.release(requests, memory.space_of(device));
+    }
+  }
+  return StageMeans{preprocess.size(), compare.size(), median(preprocess), median(compare)};
 }
 
 std::vector<std::byte> preprocessed_item(const ApplicationBase& application, ItemIndex item,

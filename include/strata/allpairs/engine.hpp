@@ -53,6 +53,11 @@ struct EngineOptions {
   ItemIndex leaf = 4;             // blocks of at most leaf x leaf pairs are not split further
   std::string devices = "cpu";    // backends to compute on: "cpu", "opencl", "cuda" (comma list)
   BadInput bad_input = BadInput::stop;
+  // Before the run, each rank times preprocessing this many items and comparing their pairs on
+  // each of its devices with nothing else running; their medians are the model's stage times
+  // (0: use the means measured during the run, as the paper did, which include waiting for a
+  // busy CPU when the CPU backend is the device).
+  ItemIndex calibration_items = 8;
   Config config = Config::from_environment();  // the runtime's settings (threads, trace, ...)
   std::function<void(const Progress&)> progress;
 };
@@ -81,6 +86,7 @@ struct EngineReport {
   std::uint64_t bytes_read = 0;     // from input files
   std::uint64_t steals_local = 0, steals_remote = 0;
   StageTime read, parse, preprocess, compare, postprocess;
+  StageTime calibrated_preprocess, calibrated_compare;  // measured alone before the run
   double seconds = 0;
   std::string runtime_summary;  // rank 0's executors' busy time and utilization
   std::string memory_summary;   // rank 0's memory spaces
@@ -89,7 +95,8 @@ struct EngineReport {
   double loads_per_item() const;
   double pairs_per_second() const;
   // The §6.1 model: T_min = n t_preprocess + C(n,2) t_compare over the devices, and the system
-  // efficiency T_min / T.
+  // efficiency T_min / T; the stage means are the calibrated ones when there are, else those of
+  // the run.
   double model_minimum_seconds() const;
   double efficiency() const;
   std::string format() const;

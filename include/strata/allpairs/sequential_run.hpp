@@ -42,6 +42,16 @@ struct RawPairResult {
 std::vector<RawPairResult> run_sequentially(const ApplicationBase& application,
                                             device::Device& device, PairSpace space = {});
 
+// Typical times of the device stages measured alone (nothing else running): preprocessing the
+// first `items` items and comparing every pair of them, one at a time, waiting for each. Medians:
+// a burst of other work on a shared machine does not move them.
+struct StageMeans {
+  std::uint64_t preprocessed = 0, compared = 0;
+  double preprocess_seconds = 0, compare_seconds = 0;  // medians
+};
+StageMeans measure_stages(const ApplicationBase& application, device::Device& device,
+                          ItemIndex items);
+
 // The bytes of `item` after preprocessing on `device`.
 std::vector<std::byte> preprocessed_item(const ApplicationBase& application, ItemIndex item,
                                          device::Device& device);
