@@ -74,7 +74,9 @@ nlohmann::json report_json(const allpairs::EngineReport& r) {
             {"parse", stage(r.parse)},
             {"preprocess", stage(r.preprocess)},
             {"compare", stage(r.compare)},
-            {"postprocess", stage(r.postprocess)}}}};
+            {"postprocess", stage(r.postprocess)},
+            {"calibrated_preprocess", stage(r.calibrated_preprocess)},
+            {"calibrated_compare", stage(r.calibrated_compare)}}}};
 }
 
 int list_apps() {
