@@ -553,8 +553,10 @@ void RuntimeCore::finish_one(TaskState* task, TaskStatus status,
                              std::shared_ptr<const FailureRecord> failure) {
   unstage(task);
   // A task that failed or was cancelled before it ran still holds its body: what the body
-  // captured (handles of other tasks and data) must not outlive it.
-  task->body.reset();
+  // captured (handles of other tasks and data) must not outlive it. The body of a task that ran
+  // is run()'s to release: a deferred completion may finish the task here, on another thread,
+  // while run() still holds the body.
+  if (task->status.load(std::memory_order_acquire) != TaskStatus::running) task->body.reset();
   {
     std::lock_guard guard(task->lock);
     if (failure) task->failure = std::move(failure);
