@@ -46,22 +46,30 @@ struct alignas(64) Lane {
 
 // A FIFO per priority level that any thread pushes to and pops from without a lock (tasks
 // submitted from threads outside the executor, where a mutex made submitter and workers collide).
-// Emptiness is read from the queue's own counters: no count of ours is written per task.
+// A level is popped only while its count of completed pushes says a task is there: oneTBB's queue
+// counts a push from its start, and a pop that takes the ticket of a push still under way spins
+// until it completes, which with more threads than cores (a descheduled submitter) costs whole
+// time slices.
 class InjectionQueue {
  public:
-  void push(ReadyTask* task, int level) { levels_[level].push(task); }
+  void push(ReadyTask* task, int level) {
+    levels_[level].push(task);
+    counts_[level].fetch_add(1, std::memory_order_release);
+  }
   // The oldest task of one level, or nullptr.
   ReadyTask* take(int level) {
-    auto& queue = levels_[level];
-    if (queue.empty()) return nullptr;
+    if (counts_[level].load(std::memory_order_acquire) == 0) return nullptr;
     ReadyTask* task = nullptr;
-    return queue.try_pop(task) ? task : nullptr;
+    if (!levels_[level].try_pop(task)) return nullptr;
+    counts_[level].fetch_sub(1, std::memory_order_relaxed);
+    return task;
   }
 
  private:
   // std::allocator: its pages come from (sanitizer-visible) operator new, not oneTBB's allocator.
   std::array<tbb::concurrent_queue<ReadyTask*, std::allocator<ReadyTask*>>, priority_levels>
       levels_;
+  std::array<std::atomic<std::uint32_t>, priority_levels> counts_{};
 };
 
 constexpr int high_level = static_cast<int>(Priority::high);
