@@ -23,7 +23,7 @@ AllPairsApp entry(std::string name, std::string description, Generate generate, 
       std::move(name), std::move(description),
       [generate](const std::filesystem::path& dir, std::size_t items, std::uint64_t seed) {
         GenerateOptions options;
-        options.items = items;
+        if (items != 0) options.items = items;  // 0: the application's default
         options.seed = seed;
         generate(dir, options);
       },
