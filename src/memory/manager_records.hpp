@@ -38,6 +38,7 @@ struct MemoryManager::Chunk {
   std::uint64_t bytes = 0;
   std::uint64_t version = 0;
   std::vector<Copy> copies;  // per space
+  bool destroyed = false;    // destroyed while copies were in flight: the last one erases it
 };
 
 // A memory space: its pool and the least-recently-used list of its unpinned copies.

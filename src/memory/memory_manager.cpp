@@ -185,22 +185,24 @@ ChunkId MemoryManager::create_chunk(std::string name, std::uint64_t bytes,
 
 void MemoryManager::destroy_chunk(ChunkId id) {
   Actions later;
-  std::unique_lock state(state_lock_);
-  Chunk* record = &chunk(id);
-  for (const Copy& copy : record->copies) {
+  std::lock_guard state(state_lock_);
+  Chunk& record = chunk(id);
+  for (const Copy& copy : record.copies) {
     if (copy.pinned()) {
-      throw Error(fmt::format("chunk '{}' is destroyed while a task holds it", record->name));
+      throw Error(fmt::format("chunk '{}' is destroyed while a task holds it", record.name));
     }
   }
-  // Copies in flight (evictions, prefetches) finish first; they refer to the chunk.
-  idle_.wait(state, [&] {
-    record = &chunk(id);
-    return std::none_of(record->copies.begin(), record->copies.end(),
-                        [](const Copy& copy) { return copy.busy > 0; });
-  });
+  // Never waits: a copy that an eviction or prefetch still reads or writes is freed when that
+  // copy ends, and the last copy to end erases the record (callers may be queue threads whose
+  // own copies are the ones in flight).
   for (std::uint32_t s = 0; s < spaces_.size(); ++s)
     drop_copy(id, SpaceId{s}, later);
-  chunks_.erase(id.index);
+  if (std::any_of(record.copies.begin(), record.copies.end(),
+                  [](const Copy& copy) { return copy.busy > 0; })) {
+    record.destroyed = true;
+  } else {
+    chunks_.erase(id.index);
+  }
   retry_waiting(later);
 }
 

@@ -184,12 +184,16 @@ void MemoryManager::finish_copy(const Transfer& transfer, std::exception_ptr err
     copy_observer_(CopyRecord{transfer.name, transfer.from, transfer.to, transfer.bytes,
                               std::min(start, end), end, transfer.tag, dst.stats.used});
   }
+  if (record.destroyed && std::none_of(record.copies.begin(), record.copies.end(),
+                                       [](const Copy& copy) { return copy.busy > 0; })) {
+    chunks_.erase(transfer.chunk.index);
+  }
   operation_done(later);
 }
 
 void MemoryManager::operation_done(Actions& later) {
   --operations_;
-  idle_.notify_all();  // drain() waits for none in flight, destroy_chunk() for its chunk's
+  idle_.notify_all();  // drain() waits for none in flight
   retry_waiting(later);
 }
 

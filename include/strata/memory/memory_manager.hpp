@@ -135,7 +135,8 @@ class MemoryManager {
   // host, without it the chunk must be written before it is read.
   ChunkId create_chunk(std::string name, std::uint64_t bytes,
                        std::span<const std::byte> initial = {});
-  // Frees every copy of the chunk; it must not be acquired.
+  // Frees every copy of the chunk; it must not be acquired. Never waits: copies still in flight
+  // on it (evictions, prefetches) finish first, and their memory is freed when they end.
   void destroy_chunk(ChunkId chunk);
   std::uint64_t chunk_bytes(ChunkId chunk) const;
   const std::string& chunk_name(ChunkId chunk) const;
