@@ -25,6 +25,9 @@ cmd=("$build/bin/bench_runtime_overhead" --benchmark_repetitions=10
 command_line="cd ${root} && ${STARPU_SCHED:+STARPU_SCHED=$STARPU_SCHED }${cmd[*]#"$root/"}"
 
 source "$root/bench/quiet_machine.sh"
+# This run's own CPU time, in a file of its own (other bench scripts may run at the same time).
+times=$(mktemp)
+trap 'rm -f "$times"' EXIT
 # Wait (up to 10 min) for 5 quiet seconds, run, and run again (up to 3 attempts) if other
 # processes used over 5 % of one core meanwhile. The report records the load either way.
 attempts=${STRATA_BENCH_ATTEMPTS:-3}
@@ -36,10 +39,10 @@ for ((attempt = 1; attempt <= attempts; attempt++)); do
   read -r busy0 steal0 < <(cpu_busy)
   wall0=$(date +%s.%N)
   TIMEFORMAT='%U %S'
-  { time "${cmd[@]}" >"$results/runtime-overhead.json" 2>&3; } 3>&2 2>"$results/.times"
+  { time "${cmd[@]}" >"$results/runtime-overhead.json" 2>&3; } 3>&2 2>"$times"
   wall=$(echo "$(date +%s.%N) - $wall0" | bc)
   read -r busy1 steal1 < <(cpu_busy)
-  read -r own_user own_sys <"$results/.times" && rm -f "$results/.times"
+  read -r own_user own_sys <"$times"
   other=$(echo "$busy1 - $busy0 - $own_user - $own_sys" | bc)
   steal=$(echo "$steal1 - $steal0" | bc)
   load_after=$(cut -d' ' -f1-3 /proc/loadavg)
