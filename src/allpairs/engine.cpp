@@ -17,18 +17,33 @@ double EngineReport::pairs_per_second() const {
   return seconds <= 0 ? 0.0 : static_cast<double>(pairs_computed) / seconds;
 }
 
+namespace {
+// Eq. (4) for `pairs` comparisons, spread over `devices`.
+double model_seconds(double items, double pairs, double t_preprocess, double t_compare,
+                     unsigned devices) {
+  return devices == 0 ? 0.0 : (items * t_preprocess + pairs * t_compare) / devices;
+}
+}  // namespace
+
 double EngineReport::model_minimum_seconds() const {
-  // Eq. (4) for the pairs this run computed, spread over every device of the cluster.
-  const double n = static_cast<double>(items - items_skipped);
-  const bool calibrated = calibrated_compare.count > 0;
-  const double t_preprocess = calibrated ? calibrated_preprocess.mean() : preprocess.mean();
-  const double t_compare = calibrated ? calibrated_compare.mean() : compare.mean();
-  const double t = n * t_preprocess + static_cast<double>(pairs_computed) * t_compare;
-  return devices == 0 ? 0.0 : t / devices;
+  return model_seconds(static_cast<double>(items - items_skipped),
+                       static_cast<double>(pairs_computed), preprocess.mean(), compare.mean(),
+                       devices);
 }
 
 double EngineReport::efficiency() const {
   return seconds <= 0 ? 0.0 : model_minimum_seconds() / seconds;
+}
+
+double EngineReport::calibrated_minimum_seconds() const {
+  if (calibrated_compare.count == 0) return 0.0;
+  return model_seconds(static_cast<double>(items - items_skipped),
+                       static_cast<double>(pairs_computed), calibrated_preprocess.mean(),
+                       calibrated_compare.mean(), devices);
+}
+
+double EngineReport::calibrated_efficiency() const {
+  return seconds <= 0 ? 0.0 : calibrated_minimum_seconds() / seconds;
 }
 
 std::string EngineReport::format() const {
@@ -47,14 +62,17 @@ std::string EngineReport::format() const {
   out += "stages (device stages: time on the device's in-order compute queue)\n";
   out += stage("read", read) + stage("parse", parse) + stage("preprocess", preprocess) +
          stage("compare", compare) + stage("postprocess", postprocess);
-  if (calibrated_compare.count > 0) {
-    out += stage("preprocess*", calibrated_preprocess) + stage("compare*", calibrated_compare);
-    out += "  (* medians of runs alone before the run: the model's stage times)\n";
-  }
   out += fmt::format(
       "performance model (rocket §6.1): T_min = n t_pre + pairs t_cmp over {} device(s) = "
       "{:.3f} s; T = {:.3f} s; system efficiency {:.1f}%\n",
       devices, model_minimum_seconds(), seconds, efficiency() * 100);
+  if (calibrated_compare.count > 0) {
+    out += stage("preprocess*", calibrated_preprocess) + stage("compare*", calibrated_compare);
+    out += fmt::format(
+        "  with the stage times * (medians of kernels alone on the idle device before the run, "
+        "the first items only): T_min = {:.3f} s, efficiency {:.1f}%\n",
+        calibrated_minimum_seconds(), calibrated_efficiency() * 100);
+  }
   return out;
 }
 

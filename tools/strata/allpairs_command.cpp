@@ -69,6 +69,8 @@ nlohmann::json report_json(const allpairs::EngineReport& r) {
           {"pairs_per_second", r.pairs_per_second()},
           {"model_minimum_seconds", r.model_minimum_seconds()},
           {"efficiency", r.efficiency()},
+          {"calibrated_minimum_seconds", r.calibrated_minimum_seconds()},
+          {"calibrated_efficiency", r.calibrated_efficiency()},
           {"stages",
            {{"read", stage(r.read)},
             {"parse", stage(r.parse)},

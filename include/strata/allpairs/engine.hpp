@@ -94,11 +94,14 @@ struct EngineReport {
   // R: loads per item (the paper's data-reuse factor).
   double loads_per_item() const;
   double pairs_per_second() const;
-  // The §6.1 model: T_min = n t_preprocess + C(n,2) t_compare over the devices, and the system
-  // efficiency T_min / T; the stage means are the calibrated ones when there are, else those of
-  // the run.
+  // The §6.1 model: T_min = n t_preprocess + C(n,2) t_compare over the devices with the stage
+  // means of the run (as the paper), and the system efficiency T_min / T.
   double model_minimum_seconds() const;
   double efficiency() const;
+  // The same with the calibrated stage times (the device alone; 0 without a calibration). On a
+  // device that shares the CPU with the rest of the run the means of the run include waiting.
+  double calibrated_minimum_seconds() const;
+  double calibrated_efficiency() const;
   std::string format() const;
 };
 
