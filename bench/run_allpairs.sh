@@ -14,6 +14,9 @@ results=$root/bench/results
 work=$(mktemp -d "${TMPDIR:-/tmp}/strata-allpairs-bench-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$results"
+quiet_wait=${STRATA_BENCH_QUIET_WAIT:-300}
+# STRATA_* variables are the runtime's settings (an unknown one is an error): keep ours out.
+unset STRATA_BENCH_BUILD STRATA_BENCH_QUIET_WAIT
 
 if [[ ! -f $build/build.ninja ]]; then
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTRATA_BUILD_TESTS=OFF
@@ -23,7 +26,7 @@ strata=$build/bin/strata
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 STRATA_KERNEL_CACHE_DIR=off
 
 source "$root/bench/quiet_machine.sh"
-wait_quiet "${STRATA_BENCH_QUIET_WAIT:-300}"
+wait_quiet "$quiet_wait"
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 read -r busy0 _ < <(cpu_busy)
 start=$(date +%s)
@@ -80,5 +83,6 @@ done
 wall=$(($(date +%s) - start))
 read -r busy1 _ < <(cpu_busy)
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
-python3 "$root/bench/allpairs_report.py" "$runs" "$results" "$load_before" "$load_after" \
+# Debian's python3-matplotlib belongs to /usr/bin/python3 (another python3 may come first).
+/usr/bin/python3 "$root/bench/allpairs_report.py" "$runs" "$results" "$load_before" "$load_after" \
   "$wall" "$(echo "$busy1 - $busy0" | bc)" "bench/run_allpairs.sh $repetitions" "${items[camera]}"
