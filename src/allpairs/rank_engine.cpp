@@ -60,11 +60,6 @@ std::uint64_t device_capacity(const ApplicationBase& app, const EngineOptions& o
   return items + options.jobs_per_device * app.comparison_bytes() + 4 * app.slot_bytes();
 }
 
-CacheLimits host_limits(const ApplicationBase& app, const EngineOptions& options) {
-  (void)app;
-  return CacheLimits{options.cache.host_slots, options.cache.host_bytes};
-}
-
 std::uint64_t host_capacity(const ApplicationBase& app, const EngineOptions& options,
                             unsigned devices) {
   std::uint64_t items = options.cache.host_bytes;
@@ -128,7 +123,7 @@ RankEngine::RankEngine(const ApplicationBase& application, const EngineOptions& 
   start_devices();
 
   cache_ = std::make_unique<ItemCache>(
-      *runtime_, host_limits(app_, options_),
+      *runtime_, CacheLimits{options_.cache.host_slots, options_.cache.host_bytes},
       [this](ItemIndex item, unsigned device, runtime::DataHandle data) {
         return load(item, device, data);
       },

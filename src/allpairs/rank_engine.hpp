@@ -96,8 +96,6 @@ class RankEngine {
     calibrated_compare_stage,
     stages
   };
-  struct Job;
-
   void start_devices();
   void calibrate();
   void worker(unsigned device);
