@@ -331,20 +331,12 @@ void RankEngine::submit_job(unsigned device, ItemIndex left, ItemIndex right) {
         const device::Event done = app_.compare(stage, left, staging_->view(context, a.data), right,
                                                 staging_->view(context, b.data), out);
         stage.time(done, since, [this](double s) { add_time(compare_stage, s); });
-        // The copy is issued once the kernel is done, so the download queue never waits on the
-        // compute queue (whose thread may be busy releasing memory the queue's copies hold).
-        const device::Event copied = device::Event::manual();
-        done.on_complete([&stage, out, comparison, copied](std::exception_ptr error) {
-          if (error) {
-            copied.state()->complete(error);
-            return;
-          }
-          stage.device()
-              .queue(device::QueueKind::device_to_host)
-              .copy_to_host(comparison->data(), *out.buffer, out.offset, comparison->size())
-              .on_complete(
-                  [copied](std::exception_ptr failed) { copied.state()->complete(failed); });
-        });
+        // The result comes back on the compute queue itself, in order after the kernel: no
+        // cross-queue wait, and no call into the backend from its completion callbacks.
+        const device::Event copied =
+            stage.device()
+                .queue(device::QueueKind::compute)
+                .copy_to_host(comparison->data(), *out.buffer, out.offset, comparison->size());
         runtime::complete_when(context, copied);
       });
   // What follows the comparison runs on the CPU pool: postprocessing, and releasing memory, which
