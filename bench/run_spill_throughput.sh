@@ -81,6 +81,9 @@ machine = {
     "load_before": load_before, "load_after": load_after,
     "other_cpu_seconds": float(other), "wall_seconds": float(wall),
 }
+# Other processes' CPU use above a tenth of the machine's capacity makes a run disturbed.
+disturbed = float(other) > 0.1 * (os.cpu_count() or 1) * float(wall)
+machine["disturbed"] = disturbed
 phases = {name: summary(values) for name, values in rates.items()}
 # Spill against the faster raw variant of each phase (by median): one call per chunk, or 1 MiB.
 ratios = {}
@@ -120,6 +123,7 @@ report = {"date": date, "command": command, "build_type": build_type, "machine":
 json.dump(report, open(f"{results}/spill-throughput.json", "w"), indent=2)
 
 mb = lambda v: f"{v / 1e6:,.0f}"
+piece = f"{raw['read_piece_bytes'] >> 20} MiB"
 names = {"write": "write, to disk (incl. fdatasync)", "write_buffered": "write, page cache only",
          "read": "read, cold cache"}
 lines = [
@@ -146,8 +150,9 @@ lines = [
     f"`mincore()` found at most {raw['max_resident_fraction_before_read'] * 100:.1f} % of pages "
     "still resident) and read back cold into a 64 MiB buffer: raw with one `read()` call per "
     "chunk or calls of 1 MiB, spill with `SpillStore::read` (size check, "
-    "`posix_fadvise(SEQUENTIAL)`, `preadv()` of the header with the first 1 MiB piece, then "
-    "`pread()` of 1 MiB pieces, each hashed while in cache, checksum verified). The three run in "
+    f"`posix_fadvise(SEQUENTIAL)`, `preadv()` of the header with the first {piece} piece, then "
+    f"`pread()` of {piece} pieces, each hashed as it arrives while the kernel's readahead "
+    "fetches the next, checksum verified). The three run in "
     "the same repetition, their order rotating; spill is compared with the faster raw variant "
     "of each phase (by median), and per repetition with that variant's run of the same "
     "repetition. Rates in MB/s (10^6 bytes/s).", "",
@@ -166,10 +171,24 @@ for kind in ["write", "read", "write_buffered"]:
                  f"({p['min'] * 100:.0f} – {p['max'] * 100:.0f} %) |")
 met = lambda kind: "met" if ratios[kind]["of_medians"] >= 0.8 else "NOT met"
 lines += ["",
-          f"Goal (spill ≥ 80 % of the faster raw variant): write to disk {met('write')}, cold read {met('read')}. "
+          f"Goal (spill ≥ 80 % of the faster raw variant): write to disk {met('write')}, cold read {met('read')}"
+          f"{' (not a valid verdict: a disturbed run, below)' if disturbed else ''}. "
           f"Page-cache-only writes: {met('write_buffered')}; there the spill pays for hashing "
           "its payload (XXH3, AVX2 where the CPU has it, on data still in the cache), the worst "
           "case, reached only while the data fits in dirty memory."]
+# The read order rotates (raw, raw 1 MiB, spill; then shifted by one per repetition): whoever
+# reads first does so right after the writes, while the disk may still be busy with them.
+first = {n: [v for r, v in enumerate(rates[f"{n}_read"]) if r % 3 == i]
+         for i, n in enumerate(["raw", "raw1m", "spill"])}
+if all(first.values()):
+    lines += ["", "Cold reads by the variant that read first in its repetition, right after the "
+              "writes (medians, MB/s): " + ", ".join(
+                  f"{label} {mb(statistics.median(first[n]))}" for n, label in
+                  [("raw", "raw"), ("raw1m", "raw 1 MiB"), ("spill", "spill")]) + "."]
+if disturbed:
+    lines += ["", f"**Disturbed run**: other processes used {float(other):.0f} CPU-s of the "
+              f"{(os.cpu_count() or 1) * float(wall):.0f} the machine had during the run, so "
+              "these rates and ratios are not reliable; rerun on a quiet machine."]
 if any(ratios[k]["of_medians"] > 1.05 for k in ratios):
     lines += ["", "Where spill beats raw (over 100 %), that is not a speed-up to rely on: it does the "
               "same I/O plus hashing, and the raw variants' wide spread shows how much other load "

@@ -5,7 +5,7 @@
 // write() returns (page cache) and until fdatasync() of every file returns (on disk); then the
 // files are dropped from the page cache (posix_fadvise DONTNEED, checked with mincore) and read
 // back cold. Systems: "raw" (one write()/read() call per chunk), "raw1m" (write()/read() calls
-// of 1 MiB, the spill store's piece size) and "spill" (SpillStore). Their order rotates per
+// of 1 MiB, the spill store's write piece size) and "spill" (SpillStore). Their order rotates per
 // repetition, so drift hits all alike.
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -201,9 +201,10 @@ void run(const Options& options) {
 
   std::string json = fmt::format(
       "{{\n  \"directory\": \"{}\",\n  \"chunk_bytes\": {},\n  \"chunks\": {},\n"
-      "  \"repetitions\": {},\n  \"max_resident_fraction_before_read\": {:.4f},\n"
-      "  \"bytes_per_second\": {{",
+      "  \"repetitions\": {},\n  \"read_piece_bytes\": {},\n"
+      "  \"max_resident_fraction_before_read\": {:.4f},\n  \"bytes_per_second\": {{",
       options.dir, options.chunk, options.chunks, options.repetitions,
+      strata::memory::SpillStore::read_piece_bytes,
       *std::max_element(resident.begin(), resident.end()));
   bool first = true;
   for (const auto& [name, values] : samples) {

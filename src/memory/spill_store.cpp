@@ -35,10 +35,9 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr std::string_view kPrefix = "strata-spill-";
-// Payloads move in pieces this large: each is hashed, then written (or read, then hashed) while
-// it is still in the CPU's L2 cache, so hashing costs no extra trip through memory (1 MiB pieces
-// read faster than 4 MiB ones in trials).
-constexpr std::size_t kPiece = std::size_t{1} << 20;
+// Payloads are written in pieces this large: each is hashed, then written while it is still in
+// the CPU's L2 cache, so hashing costs no extra trip through memory.
+constexpr std::size_t kWritePiece = std::size_t{1} << 20;
 
 // The fixed header in front of every spill file's payload.
 struct FileHeader {
@@ -222,7 +221,7 @@ std::uint64_t write_file(const std::string& temp, const std::string& path, std::
   XXH3_state_t state;
   XXH3_64bits_reset(&state);
   while (written < data.size()) {
-    const std::size_t piece = std::min(kPiece, data.size() - written);
+    const std::size_t piece = std::min(kWritePiece, data.size() - written);
     XXH3_64bits_update(&state, data.data() + written, piece);
     const int error = write_all(fd.get(), data.data() + written, piece, done);
     written += done;
@@ -363,11 +362,12 @@ void SpillStore::read(std::uint64_t chunk, std::span<std::byte> out) const {
     throw fail(fmt::format("the file has {} bytes instead of {}: truncated or changed on disk",
                            info.st_size, expected));
   }
+  // Sequential access doubles the kernel's readahead window; large pieces: see read_piece_bytes.
   ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
   // The header comes with the first piece: a small first read would start the kernel's
   // readahead with a small window, which halved the throughput in trials.
   FileHeader header;
-  std::size_t piece = std::min(kPiece, out.size());
+  std::size_t piece = std::min(read_piece_bytes, out.size());
   if (int error =
           read_all(fd.get(), {iovec{&header, sizeof header}, iovec{out.data(), piece}}, 0)) {
     throw fail(error < 0 ? "the file ends early: it was truncated" : error_text(error));
@@ -382,7 +382,7 @@ void SpillStore::read(std::uint64_t chunk, std::span<std::byte> out) const {
     XXH3_64bits_update(&state, out.data() + done, piece);
     done += piece;
     if (done == out.size()) break;
-    piece = std::min(kPiece, out.size() - done);
+    piece = std::min(read_piece_bytes, out.size() - done);
     if (int error =
             read_all(fd.get(), {iovec{out.data() + done, piece}, iovec{}}, sizeof header + done)) {
       throw fail(error < 0 ? "the file ends early: it was truncated" : error_text(error));

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -207,6 +208,41 @@ TEST_F(SpillStoreTest, ReplacedFileIsDetected) {
   store.write(2, random_bytes(5000, rng_));
   fs::copy_file(store.path_of(2), store.path_of(1), fs::copy_options::overwrite_existing);
   EXPECT_THROW(read_back(store, 1, 5000), SpillError);
+}
+
+// read() moves a payload in pieces of read_piece_bytes: sizes around a piece's end come back
+// intact, and a byte changed in any piece (the first, read with the header; a middle one; the
+// last byte) fails the checksum.
+TEST_F(SpillStoreTest, PayloadsOfSeveralReadPiecesRoundTripAndEveryPieceIsVerified) {
+  SpillStore store(root_, 0);
+  constexpr std::size_t piece = SpillStore::read_piece_bytes;
+  const Bytes data = random_bytes(2 * piece + 5, rng_);
+  for (const std::size_t size : {piece - 1, piece, piece + 1, data.size()}) {
+    const Bytes prefix(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(size));
+    store.write(7, prefix);
+    EXPECT_EQ(read_back(store, 7, size), prefix) << size << " bytes";
+  }
+  for (const std::size_t offset : {std::size_t{0}, piece, piece + 12345, data.size() - 1}) {
+    store.write(8, data);
+    const auto file_offset =
+        static_cast<std::streamoff>(fs::file_size(store.path_of(8)) - data.size() + offset);
+    {
+      std::fstream file(store.path_of(8), std::ios::in | std::ios::out | std::ios::binary);
+      char c = 0;
+      file.seekg(file_offset);
+      file.read(&c, 1);
+      c = static_cast<char>(c ^ 0x01);
+      file.seekp(file_offset);
+      file.write(&c, 1);
+    }
+    try {
+      read_back(store, 8, data.size());
+      ADD_FAILURE() << "a byte changed at payload offset " << offset << " was not detected";
+    } catch (const SpillError& e) {
+      EXPECT_NE(std::string(e.what()).find("checksum mismatch"), std::string::npos)
+          << "offset " << offset << ": " << e.what();
+    }
+  }
 }
 
 TEST_F(SpillStoreTest, StaleDirectoriesOfDeadProcessesAreRemovedAtStart) {
