@@ -20,6 +20,10 @@ bool EventState::done() {
   {
     std::lock_guard guard(lock_);
     if (finished_) return true;
+    // With callbacks waiting, the backend's own thread completes the event (the native callback
+    // or poller that arm() started): polling here would run them on the asking thread, which
+    // may hold a lock they take (the memory manager asks under its lock; on a GPU that deadlocked).
+    if (armed_) return false;
   }
   poll();
   std::lock_guard guard(lock_);

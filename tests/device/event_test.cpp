@@ -31,6 +31,33 @@ TEST(Event, CallbacksRunOnceAtCompletionAndAtOnceAfterwards) {
   EXPECT_EQ(after, 1);
 }
 
+// A backend event whose native operation has finished: poll() completes it, like cudaEventQuery.
+class FinishedNativeEvent : public EventState {
+ protected:
+  void poll() override { complete(); }
+  void arm() override {}  // the backend's thread would complete it later
+};
+
+TEST(Event, DonePollsAnEventWithoutCallbacks) {
+  Event event(std::make_shared<FinishedNativeEvent>());
+  EXPECT_TRUE(event.done());
+}
+
+// The memory manager asks done() under its lock, and its callbacks take that lock: done() must
+// leave the callbacks to the backend's thread (on a GPU this was a self-deadlock).
+TEST(Event, DoneNeverRunsCallbacksOnTheAskingThread) {
+  Event event(std::make_shared<FinishedNativeEvent>());
+  std::thread::id ran_on;
+  event.on_complete([&](std::exception_ptr) { ran_on = std::this_thread::get_id(); });
+  EXPECT_FALSE(event.done());
+  EXPECT_EQ(ran_on, std::thread::id());
+  std::thread backend([&] { event.state()->complete(); });
+  backend.join();
+  EXPECT_TRUE(event.done());
+  EXPECT_NE(ran_on, std::this_thread::get_id());
+  EXPECT_NE(ran_on, std::thread::id());
+}
+
 TEST(Event, WaitRethrowsTheOperationsError) {
   Event event = Event::manual();
   std::thread completer(

@@ -18,6 +18,8 @@ class EventState {
   virtual ~EventState() = default;
   // Marks the operation finished (error: nullptr on success) and runs the callbacks.
   void complete(std::exception_ptr error = nullptr);
+  // Whether it finished. Never runs callbacks: once one is attached, only the backend's thread
+  // completes the event, so this may say false a little after the device finished.
   bool done();
   // Blocks until finished; rethrows the operation's error.
   virtual void wait();
@@ -26,7 +28,8 @@ class EventState {
   std::exception_ptr error();
 
  protected:
-  // Called by done() while unfinished: a backend may ask its native event and complete().
+  // Called by done() while unfinished and without callbacks: a backend may ask its native event
+  // and complete().
   virtual void poll() {}
   // Called by the first on_complete() on an unfinished event: a backend arranges that
   // complete() is called (a native callback); by default someone calls complete() anyway.
