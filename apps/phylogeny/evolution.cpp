@@ -39,7 +39,7 @@ class Evolver {
       EvolvingProtein& protein = proteome[p];
       protein.name = fmt::format("P{:05}", p + 1);
       const std::size_t length = random_.between(shape.length_min, shape.length_max);
-      protein.sequence = "M";
+      protein.sequence.assign(1, 'M');
       protein.rates.push_back(0.0);  // the start codon's methionine stays
       for (std::size_t i = 1; i < length; ++i) {
         protein.sequence += residue();
