@@ -12,6 +12,9 @@ namespace {
 constexpr std::uint64_t spin_time_ns = 50'000;
 constexpr auto first_poll = std::chrono::microseconds(20);
 constexpr auto last_poll = std::chrono::microseconds(1280);
+// A polling worker in a sleep this long or longer is woken for new work: left to find it, a task
+// waited up to 1.28 ms (a chain of short tasks across threads or ranks paid that at every step).
+constexpr auto long_poll = std::chrono::microseconds(40);
 
 // Tells the CPU that this thread busy-waits (frees pipeline resources for its sibling thread).
 void cpu_relax() {
@@ -109,8 +112,10 @@ void ThreadPoolExecutor::wake_one() {
   // Pairs with rest(): this thread queued, then reads the counters; an idle worker changes them,
   // then reads the queue size (all sequentially consistent), so one of the two sees the other.
   if (spinning_.load(std::memory_order_seq_cst) != 0) return;
-  if (polling_.load(std::memory_order_seq_cst) != 0) return;
-  if (sleepers_.load(std::memory_order_seq_cst) == 0) return;
+  if (long_polling_.load(std::memory_order_seq_cst) == 0) {
+    if (polling_.load(std::memory_order_seq_cst) != 0) return;
+    if (sleepers_.load(std::memory_order_seq_cst) == 0) return;
+  }
   {
     std::lock_guard guard(rest_lock_);
     ++wake_tokens_;
@@ -159,8 +164,12 @@ bool ThreadPoolExecutor::rest() {
   // Polling: short timed sleeps, doubling; a wake-up is not needed to find work meanwhile.
   polling_.fetch_add(1, std::memory_order_seq_cst);
   for (auto pause = first_poll; pause <= last_poll; pause *= 2) {
+    // A long sleep is announced before the look at the queue, as sleeping is (see wake_one()).
+    const bool long_pause = pause >= long_poll;
+    if (long_pause) long_polling_.fetch_add(1, std::memory_order_seq_cst);
     const bool work = has_work();
     if (work || stopping_.load(std::memory_order_acquire)) {
+      if (long_pause) long_polling_.fetch_sub(1, std::memory_order_seq_cst);
       polling_.fetch_sub(1, std::memory_order_seq_cst);
       return work;  // when stopping, only until the queue drained
     }
@@ -168,6 +177,7 @@ bool ThreadPoolExecutor::rest() {
       return wake_tokens_ != 0 || stopping_.load(std::memory_order_acquire);
     });
     if (wake_tokens_ != 0) --wake_tokens_;
+    if (long_pause) long_polling_.fetch_sub(1, std::memory_order_seq_cst);
   }
   // Sleeping: announce it before the last look at the queue (see wake_one()).
   sleepers_.fetch_add(1, std::memory_order_seq_cst);

@@ -94,7 +94,8 @@ class Network {
   void start_transfer(Command& command);
   void deliver(int source, MessageKind kind, std::span<const std::byte> payload);
   bool receive_messages();
-  bool finish_requests(bool& pending);
+  // Completes finished requests; `pending`: requests remain, `bulk`: bulk pieces among them.
+  bool finish_requests(bool& pending, bool& bulk);
   bool run_tasks();
   void wait_for_work(std::chrono::microseconds timeout);
 
@@ -117,6 +118,7 @@ class Network {
 
   // Owned by the network thread.
   std::map<std::uint64_t, std::shared_ptr<Transfer>> requests_;  // link request -> transfer
+  std::size_t bulk_requests_ = 0;  // of requests_, pieces of bulk transfers
   std::vector<std::uint64_t> completed_;
   std::vector<std::byte> arrival_;
 

@@ -45,6 +45,7 @@ class ThreadPoolExecutor final : public Executor {
   std::vector<std::thread> threads_;
   alignas(64) std::atomic<std::uint32_t> spinning_{0};  // idle workers spinning (0 or 1)
   std::atomic<std::uint32_t> polling_{0};               // idle workers in short, timed sleeps
+  std::atomic<std::uint32_t> long_polling_{0};          // of those, in sleeps of long_poll or more
   std::atomic<std::uint32_t> sleepers_{0};              // idle workers sleeping until woken
   std::atomic<bool> stopping_{false};
   std::mutex rest_lock_;  // guards wake_tokens_; pairs with resting_
