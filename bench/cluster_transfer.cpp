@@ -6,6 +6,7 @@
 // Strata: a chunk of SIZE bytes bounces between the ranks: the driver plans a read-write operation
 // on rank 1, then on rank 0, and so on; each plans a matched send/receive of the chunk (the other
 // rank's copy is then dropped). Bandwidth = bytes moved / time for all steps.
+// Step: the same bounce with a 4 KiB chunk (seconds per step: what a step costs besides bytes).
 // Control: rank 0 posts a message; rank 1's handler answers; rank 0 waits for the answer.
 // Prints one JSON object on rank 0.
 
@@ -209,6 +210,22 @@ int main(int argc, char** argv) {
           driver.wait_all();
           results["strata_" + std::to_string(bytes >> 20) + "MiB"].push_back(
               static_cast<double>(steps) * static_cast<double>(bytes) / seconds_since(start));
+          driver.destroy(chunk);
+        }
+        // The fixed cost of one bounce step (planning, control messages, tasks, wake-ups): the
+        // same bounce with a 4 KiB chunk, whose bytes take no measurable time to move.
+        {
+          constexpr std::uint64_t small_bytes = 4096;
+          constexpr int small_steps = 200;
+          auto chunk = driver.create_chunk("bounce 4 KiB", small_bytes, 0);
+          driver.write(chunk, std::vector<std::byte>(small_bytes, std::byte{1}));
+          driver.wait_all();
+          const auto start = Clock::now();
+          for (int s = 0; s < small_steps; ++s) {
+            driver.run(s % 2 == 0 ? 1 : 0, "touch", {{chunk, strata::runtime::Access::read_write}});
+          }
+          driver.wait_all();
+          results["strata_step_4KiB"].push_back(seconds_since(start) / small_steps);
           driver.destroy(chunk);
         }
         // Streaming: chunks written on rank 1 are all read on rank 0 at once, so their

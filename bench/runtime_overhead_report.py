@@ -130,7 +130,7 @@ def main():
             "- oneTBB: `task_group::run` then `wait()` under `global_control(max_allowed_parallelism, 2)`: "
             "the main thread plus one worker (the main thread runs tasks while it waits).",
             "",
-            "Each repetition runs one untimed round, then timed rounds for at least 0.2 s. A round "
+            "Each repetition runs one untimed round, then timed rounds for at least the minimum time of the command (--benchmark_min_time). A round "
             "submits all tasks of the case and waits for all. ns/task = wall-clock time of a round / tasks in it. Spread is over the 10 "
             "repetitions. \"Submitter CPU\" is the CPU time of the submitting (main) thread per task.",
             "", "## Results (ns per task)", "",
