@@ -192,7 +192,7 @@ void strata_independent(benchmark::State& state) {
   run_case(state, System::strata, kIndependent, [] {
     rt::Runtime& runtime = strata_peer->runtime;
     for (int i = 0; i < kIndependent; ++i)
-      runtime.submit([] {});
+      runtime.spawn([] {});
     runtime.wait_all();
   });
 }
@@ -201,7 +201,7 @@ void strata_chain_data(benchmark::State& state) {
   run_case(state, System::strata, kChain, [] {
     rt::Runtime& runtime = strata_peer->runtime;
     for (int i = 0; i < kChain; ++i) {
-      runtime.submit(rt::TaskSpec("chain").updates(strata_peer->chain_item), [] {});
+      runtime.spawn(rt::TaskSpec("chain").updates(strata_peer->chain_item), [] {});
     }
     runtime.wait_all();
   });
@@ -222,7 +222,7 @@ void strata_reads(benchmark::State& state) {
   run_case(state, System::strata, kReads, [] {
     rt::Runtime& runtime = strata_peer->runtime;
     for (int i = 0; i < kReads; ++i) {
-      runtime.submit(rt::TaskSpec("read").reads(strata_peer->items[i % kItems]), [] {});
+      runtime.spawn(rt::TaskSpec("read").reads(strata_peer->items[i % kItems]), [] {});
     }
     runtime.wait_all();
   });

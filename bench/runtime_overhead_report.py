@@ -121,7 +121,8 @@ def main():
             "",
             "- Strata: `Runtime` with `cpu_threads = 2` (work-stealing CPU pool; its I/O pool's "
             f"{context.get('strata_io_threads', '?')} threads exist but stay idle); the main thread "
-            "submits, then `wait_all()`.",
+            "submits with `spawn` (no handle returned, as `starpu_task_insert` returns none; "
+            "`chain_after` uses `submit`, whose handle it chains on), then `wait_all()`.",
             "- StarPU: `STARPU_NCPU=2 STARPU_NCUDA=0 STARPU_NOPENCL=0 STARPU_CALIBRATE=0 "
             "STARPU_BUS_CALIBRATE=0`, codelets with an empty CPU function, `starpu_task_insert`, "
             "then `starpu_task_wait_for_all()`; the main thread submits. Per case, the scheduler "

@@ -40,6 +40,14 @@ TaskHandle Runtime::submit(TaskFunction body) {
   return core_->submit(std::move(body));
 }
 
+void Runtime::spawn(TaskSpec spec, TaskFunction body) {
+  core_->spawn(std::move(spec), std::move(body));
+}
+
+void Runtime::spawn(TaskFunction body) {
+  core_->spawn(std::move(body));
+}
+
 void Runtime::post(ExecutorId executor, std::string name, std::function<void()> work) {
   core_->post(executor, std::move(name), std::move(work));
 }

@@ -156,29 +156,45 @@ void RuntimeCore::throttle_submission() {
   throttled_.fetch_sub(1, std::memory_order_seq_cst);
 }
 
-TaskState* RuntimeCore::new_task(TaskFunction&& body) {
+TaskState* RuntimeCore::new_task(TaskFunction&& body, bool with_handle) {
   TaskState* task = TaskState::create();
   task->runtime = this;
   task->id = next_task_id_.fetch_add(1, std::memory_order_relaxed);
   task->body = std::move(body);
   task->executor = cpu_;
-  // The record is not shared yet: the in-flight reference and the handle's.
-  task->references.store(2, std::memory_order_relaxed);
+  // The record is not shared yet: the in-flight reference and the handle's, if one is returned.
+  task->references.store(with_handle ? 2 : 1, std::memory_order_relaxed);
   in_flight_.fetch_add(1, std::memory_order_seq_cst);
   return task;
 }
 
 TaskHandle RuntimeCore::submit(TaskFunction&& body) {
-  if (!body) throw Error("task 'task' was submitted without a body");
-  throttle_submission();
-  TaskState* task = new_task(std::move(body));
-  task->name.assign(plain_task_name);
-  task->unmet.store(0, std::memory_order_relaxed);  // no edges
-  make_ready(task);
-  return TaskHandle(task);
+  return TaskHandle(start(std::move(body), true));
+}
+
+void RuntimeCore::spawn(TaskFunction&& body) {
+  start(std::move(body), false);
 }
 
 TaskHandle RuntimeCore::submit(TaskSpec&& spec, TaskFunction&& body) {
+  return TaskHandle(start(std::move(spec), std::move(body), true));
+}
+
+void RuntimeCore::spawn(TaskSpec&& spec, TaskFunction&& body) {
+  start(std::move(spec), std::move(body), false);
+}
+
+TaskState* RuntimeCore::start(TaskFunction&& body, bool with_handle) {
+  if (!body) throw Error("task 'task' was submitted without a body");
+  throttle_submission();
+  TaskState* task = new_task(std::move(body), with_handle);
+  task->name.assign(plain_task_name);
+  task->unmet.store(0, std::memory_order_relaxed);  // no edges
+  make_ready(task);
+  return with_handle ? task : nullptr;  // without a handle it may be recycled already
+}
+
+TaskState* RuntimeCore::start(TaskSpec&& spec, TaskFunction&& body, bool with_handle) {
   if (!body) throw Error(fmt::format("task '{}' was submitted without a body", spec.name));
   const std::uint32_t executors = executor_count_.load(std::memory_order_acquire);
   for (ExecutorId id : spec.executors) {
@@ -195,7 +211,7 @@ TaskHandle RuntimeCore::submit(TaskSpec&& spec, TaskFunction&& body) {
   }
   throttle_submission();
 
-  TaskState* task = new_task(std::move(body));
+  TaskState* task = new_task(std::move(body), with_handle);
   task->name = std::move(spec.name);
   task->priority = spec.priority;
   task->bytes = spec.bytes;
@@ -206,7 +222,7 @@ TaskHandle RuntimeCore::submit(TaskSpec&& spec, TaskFunction&& body) {
   if (spec.predecessors.empty() && spec.accesses.empty()) {
     task->unmet.store(0, std::memory_order_relaxed);  // no edges: no hold while adding them
     make_ready(task);
-    return TaskHandle(task);
+    return with_handle ? task : nullptr;
   }
 
   for (const TaskHandle& predecessor : spec.predecessors) {
@@ -217,7 +233,7 @@ TaskHandle RuntimeCore::submit(TaskSpec&& spec, TaskFunction&& body) {
     SpareAccessLists::give(std::move(spec.accesses));  // its elements were moved to the task
   }
   if (task->unmet.fetch_sub(1, std::memory_order_acq_rel) == 1) make_ready(task);
-  return TaskHandle(task);
+  return with_handle ? task : nullptr;
 }
 
 void RuntimeCore::post(ExecutorId executor, std::string name, std::function<void()> work) {
@@ -269,9 +285,10 @@ void RuntimeCore::register_accesses(TaskState* task, std::vector<DataAccess>& ac
       same->mode = merge(same->mode, access.mode);
     }
   }
-  if (task->bytes == 0) {
-    for (const DataAccess& access : task->accesses)
-      task->bytes += access.data.state_->bytes;
+  const bool sum_bytes = task->bytes == 0;
+  for (const DataAccess& access : task->accesses) {
+    if (sum_bytes) task->bytes += access.data.state_->bytes;
+    if (access.mode == Access::reduce) task->has_reduce = true;
   }
   // Reused: registration never nests while `wait_for` is used; ending a group may finish it and
   // so (through callbacks of failed successors) register tasks, which append to and drain
@@ -365,7 +382,7 @@ void RuntimeCore::stage(TaskState* task) {
 }
 
 void RuntimeCore::dispatch(TaskState* task) {
-  if (!task->accesses.empty() && !acquire_reduce_gates(task)) return;  // again when a gate frees
+  if (task->has_reduce && !acquire_reduce_gates(task)) return;  // again when a gate frees
   executors_[task->executor.index]->enqueue(task);
 }
 

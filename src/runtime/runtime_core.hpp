@@ -33,6 +33,9 @@ class RuntimeCore final : public TaskRunner {
   TaskHandle submit(TaskSpec&& spec, TaskFunction&& body);
   // A task without spec: no dependencies, data, priority or executor choice (no TaskSpec built).
   TaskHandle submit(TaskFunction&& body);
+  // The same without a handle: the runtime holds the only reference.
+  void spawn(TaskSpec&& spec, TaskFunction&& body);
+  void spawn(TaskFunction&& body);
   void post(ExecutorId executor, std::string name, std::function<void()> work);
   std::shared_ptr<DataState> create_data(std::string name, std::uint64_t bytes);
   void wait_all();
@@ -79,7 +82,11 @@ class RuntimeCore final : public TaskRunner {
   void throttle_submission();
   // A record for a task in flight on the CPU pool, with its id and body, referenced by the
   // runtime and by the handle about to be returned.
-  TaskState* new_task(TaskFunction&& body);
+  TaskState* new_task(TaskFunction&& body, bool with_handle);
+  // Creates and registers a task; returns it, with a reference for the handle, when
+  // `with_handle`, else nullptr (the task may have finished and been recycled already).
+  TaskState* start(TaskSpec&& spec, TaskFunction&& body, bool with_handle);
+  TaskState* start(TaskFunction&& body, bool with_handle);
   void add_edge(TaskState* predecessor, TaskState* successor);
   void register_accesses(TaskState* task, std::vector<DataAccess>& accesses);
   void make_ready(TaskState* task);

@@ -65,6 +65,7 @@ void TaskState::recycle() {
   empty(accesses, 16);
   bytes = 0;
   staged = false;
+  has_reduce = false;
   holds_gates = false;
   hook_staged = false;
   deferred = false;

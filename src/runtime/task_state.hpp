@@ -55,6 +55,7 @@ struct TaskState {
   std::vector<DataAccess> accesses;  // one per datum, duplicates merged
   std::uint64_t bytes = 0;
   bool staged = false;       // counted against a staging budget
+  bool has_reduce = false;   // one of its accesses is a reduce (it needs the reduce gates)
   bool holds_gates = false;  // holds the reduce gates of its reduce accesses
   bool hook_staged = false;  // the staging hook staged its data; unstage when finished
   bool deferred = false;     // body handed completion to a DeferredCompletion

@@ -34,6 +34,11 @@ class Runtime {
   TaskHandle submit(TaskSpec spec, TaskFunction body);
   // The same as submit(TaskSpec(), body), without building a spec.
   TaskHandle submit(TaskFunction body);
+  // Submits a task without returning a handle (fire and forget, like StarPU's task_insert):
+  // cheaper, since no handle's reference is dropped. wait_all() waits for it and reports its
+  // failure; data accesses order it as they order submitted tasks.
+  void spawn(TaskSpec spec, TaskFunction body);
+  void spawn(TaskFunction body);
 
   // Runs `work` on `executor` as a runtime-internal task named `name` (a span in the trace): never
   // throttled, never cancelled, without dependencies or data, not counted among the summary's
