@@ -162,7 +162,7 @@ ThreadPoolExecutor::Spin ThreadPoolExecutor::spin_for_work() {
 bool ThreadPoolExecutor::rest() {
   auto has_work = [this] { return policy_->size() != 0; };
   std::unique_lock guard(rest_lock_);
-  // Polling: short timed sleeps, doubling; a wake-up is not needed to find work meanwhile.
+  // Polling: timed sleeps, doubling; short ones find new work by themselves, long ones are woken.
   polling_.fetch_add(1, std::memory_order_seq_cst);
   for (auto pause = first_poll; pause <= last_poll; pause *= 2) {
     // A long sleep is announced before the look at the queue, as sleeping is (see wake_one()).
