@@ -84,7 +84,7 @@ using Clock = std::chrono::steady_clock;
 constexpr auto spin_window = std::chrono::microseconds(200);
 // The same while bulk pieces are in flight: MPI moves a large message only inside calls on both
 // sides (shared-memory fragments, rendezvous steps), so a thread asleep between polls stretched a
-// 4 MiB transfer about fivefold. A receive posted long before its sender starts still lets the
+// 4 MiB transfer about sixfold. A receive posted long before its sender starts still lets the
 // thread sleep once this has passed without a completion.
 constexpr auto transfer_spin_window = std::chrono::milliseconds(10);
 // Sleep limits: while a request is in flight (its progress needs polls), and when idle.
