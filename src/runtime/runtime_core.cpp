@@ -68,8 +68,9 @@ RuntimeCore::RuntimeCore(Config config, Runtime& facade)
   resume_below_ = max - std::max<std::uint64_t>(1, max / 8);
   placement_ = make_least_loaded_placement();
   if (!config_.trace.empty()) tracer_.enable();
-  cpu_ = add_executor(std::make_unique<ThreadPoolExecutor>("cpu", config_.effective_cpu_threads(),
-                                                           make_work_stealing_policy()));
+  cpu_ = add_executor(std::make_unique<ThreadPoolExecutor>(
+      "cpu", config_.effective_cpu_threads(), make_work_stealing_policy(),
+      ThreadPoolExecutor::IdleSpin::while_completions_pending));
   add_executor(
       std::make_unique<ThreadPoolExecutor>("io", config_.io_threads, make_priority_fifo_policy()));
 }
@@ -590,6 +591,7 @@ void RuntimeCore::finish_one(TaskState* task, TaskStatus status,
     if (held) successor->release();
   }
   task->successors.clear();
+  if (task->deferred) deferred_in_flight_.fetch_sub(1, std::memory_order_relaxed);
   if (task->barrier) {  // a reader group: no callbacks, counters or in-flight count
     task->finished.store(1, std::memory_order_release);
     task->release();  // the group's reference to itself while unfinished

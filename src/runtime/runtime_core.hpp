@@ -62,6 +62,11 @@ class RuntimeCore final : public TaskRunner {
   void write_trace(const std::string& path) const;
 
   void run(ReadyTask* task, Executor& executor, unsigned worker) override;
+  bool completions_pending() const override {
+    return deferred_in_flight_.load(std::memory_order_relaxed) != 0;
+  }
+  // Counts a task whose body handed its completion to a DeferredCompletion, until it finishes.
+  void note_deferred() { deferred_in_flight_.fetch_add(1, std::memory_order_relaxed); }
 
   // Marks a call into the core from a thread the runtime does not own (a deferred completion, a
   // staging callback) so that shutdown waits until the call has left the core.
@@ -131,6 +136,7 @@ class RuntimeCore final : public TaskRunner {
   std::atomic<std::uint32_t> idle_waiters_{0};
   std::atomic<std::uint32_t> idle_epoch_{0};
   std::atomic<std::uint32_t> external_calls_{0};
+  std::atomic<std::uint32_t> deferred_in_flight_{0};  // see note_deferred()
 
   // Failure and cancellation: tasks with id below cancel_below_ that have not started are skipped.
   std::atomic<std::uint64_t> cancel_below_{0};

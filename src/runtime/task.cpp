@@ -162,6 +162,7 @@ DeferredCompletion TaskContext::defer_completion() {
   if (!state_->deferred) {
     state_->deferred = true;
     state_->retain();  // keeps the task alive until RuntimeCore::run() is done with it
+    state_->runtime->note_deferred();
   }
   state_->retain();
   return DeferredCompletion(state_);

@@ -12,6 +12,8 @@ namespace {
 // How long one idle worker spins for new work; then idle workers poll at doubling intervals from
 // first_poll to last_poll (about 2.5 ms in all) before they sleep until woken.
 constexpr std::uint64_t spin_time_ns = 50'000;
+// How long it spins at most while completions are pending (IdleSpin::while_completions_pending).
+constexpr std::uint64_t pending_spin_time_ns = 2'000'000;
 constexpr auto first_poll = std::chrono::microseconds(20);
 constexpr auto last_poll = std::chrono::microseconds(1280);
 // A polling worker in a sleep this long or longer is woken for new work: left to find it, a task
@@ -74,8 +76,8 @@ WorkerIdentity& current_worker() {
 }
 
 ThreadPoolExecutor::ThreadPoolExecutor(std::string name, unsigned threads,
-                                       std::unique_ptr<SchedulingPolicy> policy)
-    : Executor(std::move(name), threads), policy_(std::move(policy)) {
+                                       std::unique_ptr<SchedulingPolicy> policy, IdleSpin idle_spin)
+    : Executor(std::move(name), threads), policy_(std::move(policy)), idle_spin_(idle_spin) {
   policy_->configure(worker_count());
   account_busy_periods();
 }
@@ -131,6 +133,7 @@ ThreadPoolExecutor::Spin ThreadPoolExecutor::spin_for_work() {
   if (!spinning_.compare_exchange_strong(nobody, 1, std::memory_order_seq_cst)) return spin;
   // The clock is read only once the spin lasted: a short gap between tasks costs no clock read.
   constexpr unsigned rounds_before_clock = 8;
+  const bool watch_completions = idle_spin_ == IdleSpin::while_completions_pending;
   std::uint64_t deadline = 0;
   for (unsigned round = 1; !stopping_.load(std::memory_order_relaxed); ++round) {
     if (policy_->size() != 0) {
@@ -148,7 +151,9 @@ ThreadPoolExecutor::Spin ThreadPoolExecutor::spin_for_work() {
     if (spin.idle_since == 0) {
       spin.idle_since = now;
       deadline = now + spin_time_ns;
-    } else if (now >= deadline) {
+    } else if (now >= deadline &&
+               !(watch_completions && now < spin.idle_since + pending_spin_time_ns &&
+                 runner_->completions_pending())) {
       break;
     }
   }

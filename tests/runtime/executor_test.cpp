@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <future>
 #include <thread>
 
 #include "strata/runtime/runtime.hpp"
@@ -97,6 +98,68 @@ TEST(Executors, SummaryReportsBusyTimeAndUtilization) {
   EXPECT_GT(summary.executors[0].utilization, 0.0);
   EXPECT_LE(summary.executors[0].utilization, 1.0);
   EXPECT_NE(summary.format().find("cpu"), std::string::npos);
+}
+
+// An executor without workers that keeps the runner the runtime starts it with.
+class RunnerProbe final : public Executor {
+ public:
+  RunnerProbe() : Executor("probe", 1) {}
+  void start(TaskRunner& started_with) override { runner = &started_with; }
+  void enqueue(ReadyTask*) override { ADD_FAILURE() << "no task names the probe"; }
+  std::size_t queued() const override { return 0; }
+  bool run_one(unsigned) override { return false; }
+  void stop() override {}
+  TaskRunner* runner = nullptr;
+};
+
+TEST(Executors, TheRunnerKnowsWhileACompletionIsPending) {
+  Runtime rt(testing::small_config(1, 1));
+  auto owned = std::make_unique<RunnerProbe>();
+  RunnerProbe& probe = *owned;
+  rt.add_executor(std::move(owned));
+  ASSERT_NE(probe.runner, nullptr);
+  EXPECT_FALSE(probe.runner->completions_pending());
+  std::promise<DeferredCompletion> handed;
+  TaskHandle copy = rt.submit(TaskSpec("async copy"), [&](TaskContext& context) {
+    handed.set_value(context.defer_completion());
+  });
+  DeferredCompletion completion = handed.get_future().get();
+  EXPECT_TRUE(probe.runner->completions_pending());
+  completion.complete();
+  copy.wait();
+  EXPECT_FALSE(probe.runner->completions_pending());
+  rt.wait_all();
+}
+
+// A runner that counts how often a pool asks it for pending completions.
+class PendingRunner final : public TaskRunner {
+ public:
+  void run(ReadyTask*, Executor&, unsigned) override { ADD_FAILURE() << "no task was queued"; }
+  bool completions_pending() const override {
+    asked.fetch_add(1);
+    return pending.load();
+  }
+  mutable std::atomic<int> asked{0};
+  std::atomic<bool> pending{true};
+};
+
+TEST(Executors, AnIdleWorkerWatchesPendingCompletionsOnlyWhenAskedTo) {
+  PendingRunner watched;
+  PendingRunner ignored;
+  ThreadPoolExecutor watching("watching", 1, make_priority_fifo_policy(),
+                              ThreadPoolExecutor::IdleSpin::while_completions_pending);
+  ThreadPoolExecutor brief("brief", 1, make_priority_fifo_policy());
+  watching.start(watched);
+  brief.start(ignored);
+  // The idle worker spins from its start; past the brief spin it asks whether to go on.
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (watched.asked.load() == 0 && std::chrono::steady_clock::now() < give_up)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_GT(watched.asked.load(), 0);
+  watched.pending = false;  // then it stops spinning and rests
+  watching.stop();
+  brief.stop();
+  EXPECT_EQ(ignored.asked.load(), 0);
 }
 
 }  // namespace

@@ -23,6 +23,9 @@ class TaskRunner {
  public:
   virtual ~TaskRunner() = default;
   virtual void run(ReadyTask* task, Executor& executor, unsigned worker) = 0;
+  // Whether tasks wait for completions that arrive from outside any worker (transfers, device
+  // kernels): each one that arrives readies work, so an idle worker may keep watching for it.
+  virtual bool completions_pending() const { return false; }
 };
 
 // Per-worker counters an executor keeps for the utilization summary.
