@@ -34,23 +34,39 @@ void remember(std::vector<TaskState*>& list, TaskState* task) {
   list.push_back(task);
 }
 
+// The datum's open count in a new reader group, and what it takes back from the group once its
+// readers used up all but `low_open_count` of it (see DataState::readers_open_count).
+constexpr std::int32_t initial_open_count = 1 << 16;
+constexpr std::int32_t low_open_count = 1 << 10;
+
 // A new, open reader group: the datum's reference, its reference to itself while unfinished,
-// and its open count.
-TaskState* open_reader_group(const TaskState* first_reader) {
+// and the datum's open count.
+void open_reader_group(DataState& data, const TaskState* first_reader) {
   TaskState* group = TaskState::create();
   group->references.store(2, std::memory_order_relaxed);
+  group->unmet.store(initial_open_count, std::memory_order_relaxed);
   group->runtime = first_reader->runtime;
   group->internal = true;
   group->barrier = true;
-  return group;
+  data.readers = group;
+  data.readers_open_count = initial_open_count;
 }
 
 // `reader` counts the group down when it finishes (the group is one of its successors, held by
-// that count, not by a reference). The reader is being registered, so no other thread reaches
-// its successor list yet.
-void join(TaskState* group, TaskState* reader) {
-  group->unmet.fetch_add(1, std::memory_order_relaxed);
-  reader->successors.push_back(group);
+// that count, not by a reference); the count it will take was the datum's. The reader is being
+// registered, so no other thread reaches its successor list yet.
+void join(DataState& data, TaskState* reader) {
+  if (--data.readers_open_count < low_open_count) {
+    data.readers->unmet.fetch_add(initial_open_count, std::memory_order_relaxed);
+    data.readers_open_count += initial_open_count;
+  }
+  reader->successors.push_back(data.readers);
+}
+
+// Takes the open reader group from the datum, retained for the caller, with the datum's count.
+AccessOrder::EndedGroup end_reader_group(DataState& data) {
+  data.readers->retain();
+  return {std::exchange(data.readers, nullptr), std::exchange(data.readers_open_count, 0)};
 }
 
 // A group of reducers ends when any other access arrives: it becomes the last write.
@@ -68,7 +84,8 @@ DataState::~DataState() {
   // An open reader group that no writer ended: drop the open count. If readers still run, the
   // last one finishes the group (it has no successors); if none does, it ends here.
   if (readers != nullptr) {
-    if (readers->unmet.fetch_sub(1, std::memory_order_acq_rel) == 1) readers->release();
+    const std::int32_t open = readers_open_count;
+    if (readers->unmet.fetch_sub(open, std::memory_order_acq_rel) == open) readers->release();
     readers->release();
   }
   release_all(reducers);
@@ -80,8 +97,8 @@ void record_access(DataState& data, TaskState* task, Access mode, AccessOrder& o
     case Access::read:
       close_reduce_group(data);
       retain_into(data.last_write, task, order.wait_for);
-      if (data.readers == nullptr) data.readers = open_reader_group(task);
-      join(data.readers, task);
+      if (data.readers == nullptr) open_reader_group(data, task);
+      join(data, task);
       break;
     case Access::write:
     case Access::read_write:
@@ -89,9 +106,9 @@ void record_access(DataState& data, TaskState* task, Access mode, AccessOrder& o
       retain_into(data.last_write, task, order.wait_for);
       release_all(data.last_write);
       if (data.readers != nullptr) {
-        data.readers->retain();
-        order.wait_for.push_back(data.readers);
-        order.ended_groups.push_back(std::exchange(data.readers, nullptr));  // datum's reference
+        TaskState* group = data.readers;
+        order.ended_groups.push_back(end_reader_group(data));
+        order.wait_for.push_back(group);  // the datum's reference
       }
       remember(data.last_write, task);
       break;
@@ -100,9 +117,9 @@ void record_access(DataState& data, TaskState* task, Access mode, AccessOrder& o
       if (data.reducers.empty()) {
         release_all(data.reduce_base);
         if (data.readers != nullptr) {
-          data.readers->retain();
-          order.ended_groups.push_back(data.readers);
-          data.reduce_base.push_back(std::exchange(data.readers, nullptr));  // datum's reference
+          TaskState* group = data.readers;
+          order.ended_groups.push_back(end_reader_group(data));
+          data.reduce_base.push_back(group);  // the datum's reference
         } else {
           for (TaskState* before : data.last_write)
             remember(data.reduce_base, before);

@@ -29,10 +29,15 @@ struct DataState {
   std::vector<TaskState*> last_write;  // the last writer, or the last group of reducers
   // The readers since last_write as one group: a barrier task that every such reader counts
   // down when it finishes, so a read costs O(1) and no reader is kept alive by the datum. The
-  // datum holds the group open (one unmet count) until a writer or reducer ends it. A group holds
+  // datum holds the group open (its open count) until a writer or reducer ends it. A group holds
   // a reference to itself until it finishes (or, never ended, until its count reaches zero), so
   // readers count it down without holding references.
   TaskState* readers = nullptr;
+  // The datum's open count in `readers`: the group starts with a large count, and a joining
+  // reader takes one from this share instead of raising the group's count, so that only the
+  // workers that finish readers write the group's count (the submitter raising it per read cost
+  // a cache miss on both sides). Ending the group drops the share left.
+  std::int32_t readers_open_count = 0;
   std::vector<TaskState*> reducers;     // the open group of reducers
   std::vector<TaskState*> reduce_base;  // what the open group of reducers waits for
 
@@ -46,9 +51,13 @@ struct DataState {
 struct AccessOrder {
   // Tasks the registered task must follow, each retained once for the caller.
   std::vector<TaskState*> wait_for;
-  // Reader groups the registered task ended, each retained once for the caller: once the task's
-  // edges are added, the caller drops the group's open count (end_reader_group()).
-  std::vector<TaskState*> ended_groups;
+  // Reader groups the registered task ended, each retained once for the caller, with the
+  // datum's open count in it: once the task's edges are added, the caller drops that count.
+  struct EndedGroup {
+    TaskState* group;
+    std::int32_t open_count;
+  };
+  std::vector<EndedGroup> ended_groups;
 };
 
 // Records that `task` accesses `data` with `mode` (the next access in submission order) and adds

@@ -137,21 +137,30 @@ std::int64_t RuntimeCore::now_ns() const {
 // ---------------------------------------------------------------------------------------------
 // Submission
 
+bool RuntimeCore::over_task_limit() {
+  const std::uint64_t submitted = submitted_.load(std::memory_order_relaxed);
+  if (submitted - retired_seen_.load(std::memory_order_relaxed) < config_.max_tasks_in_flight) {
+    return false;
+  }
+  const std::uint64_t retired = retired_.load(std::memory_order_relaxed);
+  retired_seen_.store(retired, std::memory_order_relaxed);
+  return submitted - retired >= config_.max_tasks_in_flight;
+}
+
 void RuntimeCore::throttle_submission() {
-  if (in_flight_.load(std::memory_order_relaxed) < config_.max_tasks_in_flight) return;
+  if (!over_task_limit()) return;
   const WorkerIdentity& me = current_worker();
   if (me.executor != nullptr) {
     // Inside a task: run other work until there is room, but never wait for work that cannot
     // run (its tasks may depend on this one); then submit anyway.
-    while (in_flight_.load(std::memory_order_relaxed) >= config_.max_tasks_in_flight &&
-           me.executor->run_one(me.worker)) {
+    while (over_task_limit() && me.executor->run_one(me.worker)) {
     }
     return;
   }
   throttled_.fetch_add(1, std::memory_order_seq_cst);
   while (true) {
     const std::uint32_t epoch = throttle_epoch_.load(std::memory_order_seq_cst);
-    if (in_flight_.load(std::memory_order_seq_cst) <= resume_below_) break;
+    if (in_flight() <= resume_below_) break;
     throttle_epoch_.wait(epoch, std::memory_order_seq_cst);
   }
   throttled_.fetch_sub(1, std::memory_order_seq_cst);
@@ -165,7 +174,7 @@ TaskState* RuntimeCore::new_task(TaskFunction&& body, bool with_handle) {
   task->executor = cpu_;
   // The record is not shared yet: the in-flight reference and the handle's, if one is returned.
   task->references.store(with_handle ? 2 : 1, std::memory_order_relaxed);
-  in_flight_.fetch_add(1, std::memory_order_seq_cst);
+  count_submitted();
   return task;
 }
 
@@ -256,7 +265,7 @@ void RuntimeCore::post(ExecutorId executor, std::string name, std::function<void
   };
   task->name = std::move(name);
   task->executor = executor;
-  in_flight_.fetch_add(1, std::memory_order_seq_cst);
+  count_submitted();
   task->unmet.store(0, std::memory_order_relaxed);
   dispatch(task);
 }
@@ -308,9 +317,11 @@ void RuntimeCore::register_accesses(TaskState* task, std::vector<DataAccess>& ac
   }
   order.wait_for.clear();
   while (!order.ended_groups.empty()) {
-    TaskState* group = order.ended_groups.back();
+    const auto [group, open_count] = order.ended_groups.back();
     order.ended_groups.pop_back();
-    if (group->unmet.fetch_sub(1, std::memory_order_acq_rel) == 1) make_ready(group);
+    if (group->unmet.fetch_sub(open_count, std::memory_order_acq_rel) == open_count) {
+      make_ready(group);
+    }
     group->release();
   }
 }
@@ -628,19 +639,26 @@ void RuntimeCore::finish_one(TaskState* task, TaskStatus status,
   task->accesses.clear();
   task->candidates.clear();
 
-  const std::uint64_t left = in_flight_.fetch_sub(1, std::memory_order_seq_cst) - 1;
   if (tracer_.enabled() && (task->id & 63) == 0) {
-    tracer_.counter("tasks in flight", now_ns(), static_cast<std::int64_t>(left));
+    tracer_.counter("tasks in flight", now_ns(), static_cast<std::int64_t>(in_flight() - 1));
   }
-  if (left == resume_below_ && throttled_.load(std::memory_order_seq_cst) > 0) {
+  retire();
+  task->release();  // the in-flight reference
+}
+
+void RuntimeCore::retire() {
+  retired_.fetch_add(1, std::memory_order_seq_cst);
+  // Pairs with the waiters, which announce themselves, then read the counters (all sequentially
+  // consistent): either they see this task retired, or this sees them waiting. The counters are
+  // read only while somebody waits.
+  if (throttled_.load(std::memory_order_seq_cst) > 0 && in_flight() <= resume_below_) {
     throttle_epoch_.fetch_add(1, std::memory_order_seq_cst);
     throttle_epoch_.notify_all();
   }
-  if (left == 0) {
+  if (idle_waiters_.load(std::memory_order_seq_cst) > 0 && in_flight() == 0) {
     idle_epoch_.fetch_add(1, std::memory_order_seq_cst);
-    if (idle_waiters_.load(std::memory_order_seq_cst) > 0) idle_epoch_.notify_all();
+    idle_epoch_.notify_all();
   }
-  task->release();  // the in-flight reference
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -666,7 +684,7 @@ void RuntimeCore::wait_until_idle() {
   idle_waiters_.fetch_add(1, std::memory_order_seq_cst);
   while (true) {
     const std::uint32_t epoch = idle_epoch_.load(std::memory_order_seq_cst);
-    if (in_flight_.load(std::memory_order_seq_cst) == 0) break;
+    if (in_flight() == 0) break;
     idle_epoch_.wait(epoch, std::memory_order_seq_cst);
   }
   idle_waiters_.fetch_sub(1, std::memory_order_seq_cst);

@@ -52,7 +52,17 @@ class RuntimeCore final : public TaskRunner {
   void set_staging_hook(StagingHook* hook) { hook_ = hook; }
   void set_placement_policy(std::unique_ptr<PlacementPolicy> policy);
 
-  std::uint64_t in_flight() const { return in_flight_.load(std::memory_order_acquire); }
+  // Tasks submitted and not finished, at the moment submitted_ was read: retired_ is read before
+  // and after it, until both reads agree.
+  std::uint64_t in_flight() const {
+    std::uint64_t retired = retired_.load(std::memory_order_seq_cst);
+    while (true) {
+      const std::uint64_t submitted = submitted_.load(std::memory_order_seq_cst);
+      const std::uint64_t again = retired_.load(std::memory_order_seq_cst);
+      if (again == retired) return submitted - retired;
+      retired = again;
+    }
+  }
   RunSummary summary() const;
   Tracer& tracer() { return tracer_; }
   // A steady-clock time as nanoseconds on the trace's time line.
@@ -85,6 +95,10 @@ class RuntimeCore final : public TaskRunner {
 
  private:
   void throttle_submission();
+  bool over_task_limit();
+  // Counts one task as submitted / as finished (waking throttled submitters and idle waiters).
+  void count_submitted() { submitted_.fetch_add(1, std::memory_order_seq_cst); }
+  void retire();
   // A record for a task in flight on the CPU pool, with its id and body, referenced by the
   // runtime and by the handle about to be returned.
   TaskState* new_task(TaskFunction&& body, bool with_handle);
@@ -127,8 +141,15 @@ class RuntimeCore final : public TaskRunner {
   alignas(64) std::atomic<std::uint64_t> next_task_id_{1};
   std::atomic<std::uint64_t> next_data_id_{1};
 
-  // Throttling and idleness.
-  alignas(64) std::atomic<std::uint64_t> in_flight_{0};
+  // Throttling and idleness. Tasks in flight are counted as two counters on lines of their own,
+  // submitted (written by submitters) and retired (by the threads that finish tasks), so that a
+  // task's trip moves neither line between the submitting thread and the workers: a single
+  // in-flight count, raised by one and lowered by the other, cost a cache miss on each side.
+  alignas(64) std::atomic<std::uint64_t> submitted_{0};
+  // A value retired_ had (so submitted_ - retired_seen_ bounds in_flight() from above): the
+  // throttle compares against it and reads retired_ only when the bound reaches the limit.
+  std::atomic<std::uint64_t> retired_seen_{0};
+  alignas(64) std::atomic<std::uint64_t> retired_{0};
   alignas(64) std::uint64_t resume_below_ =
       0;  // submitters waiting resume once in_flight drops here
   std::atomic<std::uint32_t> throttled_{0};

@@ -131,6 +131,29 @@ TEST(DataAccess, AWriterAfterReadersWaitsForTheSlowestReader) {
   EXPECT_EQ(seen_by_writer, 11);
 }
 
+// More readers than a reader group's first share of counts (2^16; the datum takes more).
+TEST(DataAccess, AWriterWaitsForAReaderAmongMoreThanAGroupsFirstShare) {
+  Runtime rt(small_config(2));
+  DataHandle data = rt.create_data("x");
+  Gate gate;
+  std::atomic<int> readers_done{0};
+  rt.submit(TaskSpec("slow reader").reads(data), [&] {
+    gate.pass();
+    readers_done.fetch_add(1);
+  });
+  constexpr int readers = 140'000;
+  for (int i = 0; i < readers; ++i)
+    rt.spawn(TaskSpec("reader").reads(data), [&] { readers_done.fetch_add(1); });
+  int seen_by_writer = -1;
+  TaskHandle writer =
+      rt.submit(TaskSpec("writer").writes(data), [&] { seen_by_writer = readers_done.load(); });
+  EXPECT_TRUE(testing::eventually([&] { return readers_done.load() == readers; }));
+  EXPECT_FALSE(writer.done());
+  gate.open();
+  writer.wait();
+  EXPECT_EQ(seen_by_writer, readers + 1);
+}
+
 TEST(DataAccess, AWriterAfterAFailedReaderFailsNamingIt) {
   Runtime rt(small_config(2));
   DataHandle data = rt.create_data("x");
