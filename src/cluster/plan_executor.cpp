@@ -13,6 +13,8 @@ namespace {
 constexpr int driver_rank = 0;
 // Tasks touching one chunk copy are remembered for a later drop; finished ones are pruned then.
 constexpr std::size_t prune_users_above = 64;
+// Drops of chunks no receive followed (yet) are remembered; finished ones are pruned past this.
+constexpr std::size_t prune_drops_above = 256;
 
 std::string error_text(const runtime::TaskHandle& task) {
   try {
@@ -178,12 +180,15 @@ void PlanExecutor::submit(const PlanOp& op) {
       chunks_.erase(it);
       runtime::TaskSpec spec("drop replica " + memory_.chunk_name(old->chunk));
       spec.after(old->users);
-      submit_task(std::move(spec),
-                  [this, old](runtime::TaskContext&) {
-                    old->users.clear();
-                    memory_.destroy_chunk(old->chunk);
-                  },
-                  {});
+      drops_[op.accesses[0].chunk] = submit_task(std::move(spec),
+                                                 [this, old](runtime::TaskContext&) {
+                                                   old->users.clear();
+                                                   memory_.destroy_chunk(old->chunk);
+                                                 },
+                                                 {});
+      if (drops_.size() > prune_drops_above) {
+        std::erase_if(drops_, [](const auto& entry) { return entry.second.done(); });
+      }
       return;
     }
     case OpKind::write_in: {
@@ -225,6 +230,13 @@ void PlanExecutor::submit_transfer(const PlanOp& op, bool sending) {
   runtime::TaskSpec spec(name);
   spec.on(network_executor_)
       .access(chunk.data, sending ? runtime::Access::read : runtime::Access::write);
+  if (!sending) {
+    auto dropped = drops_.find(op.accesses[0].chunk);
+    if (dropped != drops_.end()) {
+      spec.after(dropped->second);
+      drops_.erase(dropped);
+    }
+  }
   submit_task(std::move(spec),
               [this, sending, name, data = chunk.data, peer = op.peer,
                transfer = op.transfer](runtime::TaskContext& context) {

@@ -62,6 +62,12 @@ class PlanExecutor {
   const OperationTable& operations_;
 
   std::map<std::uint64_t, LocalChunk> chunks_;  // used by the plan thread only
+  // The drop of a chunk's last copy on this rank, until a receive makes a new copy: the receive
+  // waits for it, so its buffer is allocated once the old copy's memory is free, and the memory
+  // allocator hands out that memory again, still in the cache. Planned ahead, each receive of a
+  // chunk bouncing between ranks took fresh memory (measured: 25 buffers of 4 MiB per rank in
+  // 50 steps), as slow to fill as memory never touched.
+  std::map<std::uint64_t, runtime::TaskHandle> drops_;  // used by the plan thread only
 
   std::atomic<std::uint64_t> submitted_{0};
   std::atomic<std::uint64_t> finished_{0};
