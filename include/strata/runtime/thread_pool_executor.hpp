@@ -1,9 +1,10 @@
 #pragma once
 // ThreadPoolExecutor: an executor with its own threads and a scheduling policy (the CPU pool
 // with work stealing, the I/O pool with priority FIFO). Idle threads go through three stages: one
-// at a time spins briefly for new work, others poll with growing sleeps, then they sleep until
-// woken. A task is queued without a wake-up while some worker spins or polls, so a stream of small
-// tasks costs no sleep/wake system calls and idle workers leave the cores to the submitter.
+// at a time spins for new work (yielding its core to any other runnable thread; see IdleSpin for
+// how long), others poll with growing sleeps, then they sleep until woken. A task is queued without
+// a wake-up while some worker spins or polls, so a stream of small tasks costs no sleep/wake system
+// calls and idle workers leave the cores to the submitter.
 
 #include <atomic>
 #include <condition_variable>
