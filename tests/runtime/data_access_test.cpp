@@ -110,7 +110,9 @@ TEST(DataAccess, ManyReadersDoNotGrowWithoutBound) {
   EXPECT_EQ(final_value, 20'000);
 }
 
-TEST(DataAccess, AWriterAfterReadersWaitsForTheSlowestReader) {
+// A reader blocked on a gate, then `readers` quick readers, then a writer: the writer waits for
+// the blocked reader and sees every reader finished.
+void expect_writer_waits_for_slow_reader(int readers) {
   Runtime rt(small_config(2));
   DataHandle data = rt.create_data("x");
   Gate gate;
@@ -119,29 +121,6 @@ TEST(DataAccess, AWriterAfterReadersWaitsForTheSlowestReader) {
     gate.pass();
     readers_done.fetch_add(1);
   });
-  for (int i = 0; i < 10; ++i)
-    rt.submit(TaskSpec("reader").reads(data), [&] { readers_done.fetch_add(1); });
-  int seen_by_writer = -1;
-  TaskHandle writer =
-      rt.submit(TaskSpec("writer").writes(data), [&] { seen_by_writer = readers_done.load(); });
-  EXPECT_TRUE(testing::eventually([&] { return readers_done.load() == 10; }));
-  EXPECT_FALSE(writer.done());
-  gate.open();
-  writer.wait();
-  EXPECT_EQ(seen_by_writer, 11);
-}
-
-// More readers than a reader group's first share of counts (2^16; the datum takes more).
-TEST(DataAccess, AWriterWaitsForAReaderAmongMoreThanAGroupsFirstShare) {
-  Runtime rt(small_config(2));
-  DataHandle data = rt.create_data("x");
-  Gate gate;
-  std::atomic<int> readers_done{0};
-  rt.submit(TaskSpec("slow reader").reads(data), [&] {
-    gate.pass();
-    readers_done.fetch_add(1);
-  });
-  constexpr int readers = 140'000;
   for (int i = 0; i < readers; ++i)
     rt.spawn(TaskSpec("reader").reads(data), [&] { readers_done.fetch_add(1); });
   int seen_by_writer = -1;
@@ -152,6 +131,15 @@ TEST(DataAccess, AWriterWaitsForAReaderAmongMoreThanAGroupsFirstShare) {
   gate.open();
   writer.wait();
   EXPECT_EQ(seen_by_writer, readers + 1);
+}
+
+TEST(DataAccess, AWriterAfterReadersWaitsForTheSlowestReader) {
+  expect_writer_waits_for_slow_reader(10);
+}
+
+// More readers than a reader group's first share of counts (2^16; the datum takes more).
+TEST(DataAccess, AWriterWaitsForAReaderAmongMoreThanAGroupsFirstShare) {
+  expect_writer_waits_for_slow_reader(140'000);
 }
 
 TEST(DataAccess, AWriterAfterAFailedReaderFailsNamingIt) {
