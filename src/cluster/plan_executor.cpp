@@ -179,7 +179,10 @@ void PlanExecutor::submit(const PlanOp& op) {
       auto old = std::make_shared<LocalChunk>(std::move(it->second));
       chunks_.erase(it);
       runtime::TaskSpec spec("drop replica " + memory_.chunk_name(old->chunk));
-      spec.after(old->users);
+      // On the network thread: a send is often the copy's last user, and a receive of the
+      // chunk's next copy waits for this drop; run there, the two hand-offs to a pool worker
+      // and back leave a dependent transfer's path (destroying a chunk never waits).
+      spec.on(network_executor_).after(old->users);
       drops_[op.accesses[0].chunk] = submit_task(std::move(spec),
                                                  [this, old](runtime::TaskContext&) {
                                                    old->users.clear();
