@@ -182,8 +182,16 @@ RankEngine::~RankEngine() {
   if (cache_) cache_->clear();  // withdraws the offered items, then destroys their chunks
   remote_.reset();
   cache_.reset();
-  runtime_.reset();
+  try {
+    runtime_->wait_all();
+  } catch (...) {
+  }
+  // The staging layer goes while the runtime lives: it drains the memory manager, whose last
+  // copies report to the runtime's trace and whose spill jobs run on its I/O pool (a copy that
+  // completed after the runtime was gone read freed memory: seen under the thread sanitizer).
+  runtime_->set_staging_hook(nullptr);
   staging_.reset();
+  runtime_.reset();
   memory_.reset();
 }
 
