@@ -100,7 +100,7 @@ class RuntimeCore final : public TaskRunner {
   void count_submitted() { submitted_.fetch_add(1, std::memory_order_seq_cst); }
   void retire();
   // A record for a task in flight on the CPU pool, with its id and body, referenced by the
-  // runtime and by the handle about to be returned.
+  // runtime and, when `with_handle`, by the handle about to be returned.
   TaskState* new_task(TaskFunction&& body, bool with_handle);
   // Creates and registers a task; returns it, with a reference for the handle, when
   // `with_handle`, else nullptr (the task may have finished and been recycled already).
