@@ -7,7 +7,10 @@
 #include <array>
 #include <cctype>
 #include <cstdlib>
+#include <limits>
 #include <thread>
+#include <type_traits>
+#include <utility>
 
 #include "strata/base/error.hpp"
 #include "strata/base/units.hpp"
@@ -23,16 +26,66 @@ namespace {
                                                    source, value, expected));
 }
 
+// The error for a well-formed number outside the setting's range: names the range, so a value
+// that would wrap around when narrowed to the field's type is refused, never stored.
+[[noreturn]] void out_of_range(std::string_view name, std::string_view value,
+                               std::string_view source, std::string_view expected) {
+  throw ConfigError(std::string(name),
+                    fmt::format("setting '{}' from {}: '{}' is out of range: expected {}", name,
+                                source, value, expected));
+}
+
+// The largest value a numeric field can hold; settings are unsigned, 64 bits at most.
+template <auto Member>
+constexpr std::uint64_t field_max() {
+  using Field = std::remove_cvref_t<decltype(std::declval<Config&>().*Member)>;
+  static_assert(std::is_unsigned_v<Field> && sizeof(Field) <= sizeof(std::uint64_t));
+  return std::numeric_limits<Field>::max();
+}
+
+// Stores `parsed` into the field after checking, in 64 bits, that it lies in [min, field max]:
+// the check comes before the narrowing, so nothing wraps.
+template <auto Member>
+void store_in_range(Config& config, std::string_view name, std::string_view value,
+                    std::string_view source, const ParsedNumber& parsed, std::uint64_t min,
+                    std::string_view kind) {
+  constexpr std::uint64_t max = field_max<Member>();
+  if (parsed.status != ParseStatus::ok || parsed.value < min || parsed.value > max) {
+    out_of_range(name, value, source, fmt::format("{} from {} to {}", kind, min, max));
+  }
+  using Field = std::remove_reference_t<decltype(config.*Member)>;
+  config.*Member = static_cast<Field>(parsed.value);
+}
+
+// A count setting: a decimal integer from `min` to the largest value of the field's type.
 template <auto Member>
 void assign_count(Config& config, std::string_view name, std::string_view value,
                   std::string_view source, std::uint64_t min) {
-  auto parsed = parse_count(value);
-  if (!parsed || *parsed < min) {
+  const ParsedNumber parsed = parse_count_checked(value);
+  if (parsed.status == ParseStatus::malformed) {
     malformed(name, value, source,
               min == 0 ? "a non-negative integer" : fmt::format("an integer >= {}", min));
   }
-  using Field = std::remove_reference_t<decltype(config.*Member)>;
-  config.*Member = static_cast<Field>(*parsed);
+  store_in_range<Member>(config, name, value, source, parsed, min, "an integer");
+}
+
+// A byte-size setting: "4096", "64KiB", "1.5GiB"... from `min` bytes to the field's largest value.
+template <auto Member>
+void assign_bytes(Config& config, std::string_view name, std::string_view value,
+                  std::string_view source, std::uint64_t min) {
+  const ParsedNumber parsed = parse_bytes_checked(value);
+  if (parsed.status == ParseStatus::malformed) {
+    malformed(name, value, source, "a byte size like 1GiB");
+  }
+  store_in_range<Member>(config, name, value, source, parsed, min, "a number of bytes");
+}
+
+// A byte size as text that reads back to exactly the same value: "1.00 GiB" when that is exact,
+// otherwise the plain number of bytes, e.g. "1000000007 B".
+std::string exact_bytes_text(std::uint64_t bytes) {
+  std::string text = format_bytes(bytes);
+  if (parse_bytes(text) != bytes) text = fmt::format("{} B", bytes);
+  return text;
 }
 
 constexpr std::array<std::string_view, 6> log_levels{"trace", "debug", "info",
@@ -56,33 +109,36 @@ void assign_backends(Config& c, std::string_view v, std::string_view s) {
 }
 
 const std::array<SettingInfo, 12> table{{
-    {"cpu_threads", "count", "Worker threads of the CPU compute pool; 0 means one per core.",
+    {"cpu_threads", "count",
+     "Worker threads of the CPU compute pool, 0 to 4294967295; 0 means one per core.",
      [](Config& c, std::string_view v, std::string_view s) {
        assign_count<&Config::cpu_threads>(c, "cpu_threads", v, s, 0);
      },
      [](const Config& c) { return std::to_string(c.cpu_threads); }},
     {"io_threads", "count",
-     "Worker threads of the I/O pool; slow I/O never occupies compute threads.",
+     "Worker threads of the I/O pool, 1 to 4294967295; slow I/O never occupies compute "
+     "threads.",
      [](Config& c, std::string_view v, std::string_view s) {
        assign_count<&Config::io_threads>(c, "io_threads", v, s, 1);
      },
      [](const Config& c) { return std::to_string(c.io_threads); }},
     {"max_tasks_in_flight", "count",
-     "Submitted but unfinished tasks before submit() waits (back-pressure on submitters).",
+     "Submitted but unfinished tasks before submit() waits (back-pressure on submitters), 1 to "
+     "18446744073709551615.",
      [](Config& c, std::string_view v, std::string_view s) {
        assign_count<&Config::max_tasks_in_flight>(c, "max_tasks_in_flight", v, s, 1);
      },
      [](const Config& c) { return std::to_string(c.max_tasks_in_flight); }},
     {"staging_max_bytes", "bytes",
-     "Bytes of task data staged ahead per executor (look-ahead budget); a larger single task "
-     "is still admitted alone.",
+     "Bytes of task data staged ahead per executor (look-ahead budget), 1 B to "
+     "18446744073709551615 B (16 EiB - 1 B); a larger single task is still admitted alone.",
      [](Config& c, std::string_view v, std::string_view s) {
-       auto parsed = parse_bytes(v);
-       if (!parsed || *parsed == 0) malformed("staging_max_bytes", v, s, "a byte size like 1GiB");
-       c.staging_max_bytes = *parsed;
+       assign_bytes<&Config::staging_max_bytes>(c, "staging_max_bytes", v, s, 1);
      },
-     [](const Config& c) { return format_bytes(c.staging_max_bytes); }},
-    {"staging_max_tasks", "count", "Tasks with data staged ahead per executor (look-ahead depth).",
+     [](const Config& c) { return exact_bytes_text(c.staging_max_bytes); }},
+    {"staging_max_tasks", "count",
+     "Tasks with data staged ahead per executor (look-ahead depth), 1 to "
+     "18446744073709551615.",
      [](Config& c, std::string_view v, std::string_view s) {
        assign_count<&Config::staging_max_tasks>(c, "staging_max_tasks", v, s, 1);
      },

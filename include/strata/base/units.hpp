@@ -8,10 +8,26 @@
 
 namespace strata {
 
-// Parses "4096", "64KiB", "1.5GiB", "2G" or "100MB" into bytes; nullopt when malformed.
+// How parsing a number went: a value, text that is no number, or a number beyond 64 bits.
+enum class ParseStatus { ok, malformed, out_of_range };
+
+// A parsed number; `value` holds it only when `status` is ok.
+struct ParsedNumber {
+  ParseStatus status = ParseStatus::malformed;
+  std::uint64_t value = 0;
+};
+
+// Parses "4096", "64KiB", "1.5GiB", "2G" or "100MB" into bytes, exactly (integer arithmetic, a
+// fraction of a byte rounded half up); tells malformed text from a size above 2^64 - 1 bytes.
+ParsedNumber parse_bytes_checked(std::string_view text);
+
+// Parses a non-negative decimal integer; tells malformed text from a number above 2^64 - 1.
+ParsedNumber parse_count_checked(std::string_view text);
+
+// parse_bytes_checked() as an optional: nullopt when malformed or out of range.
 std::optional<std::uint64_t> parse_bytes(std::string_view text);
 
-// Parses a non-negative decimal integer; nullopt when malformed or out of range.
+// parse_count_checked() as an optional: nullopt when malformed or out of range.
 std::optional<std::uint64_t> parse_count(std::string_view text);
 
 // Formats bytes with a binary unit, e.g. "1.50 GiB".
