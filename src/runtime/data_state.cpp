@@ -19,13 +19,13 @@ void release_all(std::vector<TaskState*>& tasks) {
   tasks.clear();
 }
 
-void retain_into(const std::vector<TaskState*>& tasks, TaskState* self,
-                 std::vector<TaskState*>& out) {
+void retain_into(const std::vector<TaskState*>& tasks, TaskState* self, bool overwrites,
+                 std::vector<AccessOrder::Predecessor>& out) {
   for (TaskState* task : tasks) {
-    // A finished task orders nothing any more, unless it failed: then `self` must fail too.
+    // A finished task orders nothing any more, unless it failed: then `self` may have to fail.
     if (task == self || finished_well(task)) continue;
     task->retain();
-    out.push_back(task);
+    out.push_back({task, overwrites});
   }
 }
 
@@ -64,9 +64,10 @@ void join(DataState& data, TaskState* reader) {
 }
 
 // Takes the open reader group from the datum, retained for the caller, with the datum's count.
-AccessOrder::EndedGroup end_reader_group(DataState& data) {
+AccessOrder::EndedGroup end_reader_group(DataState& data, bool by_write) {
   data.readers->retain();
-  return {std::exchange(data.readers, nullptr), std::exchange(data.readers_open_count, 0)};
+  return {std::exchange(data.readers, nullptr), std::exchange(data.readers_open_count, 0),
+          by_write};
 }
 
 // A group of reducers ends when any other access arrives: it becomes the last write.
@@ -96,36 +97,38 @@ void record_access(DataState& data, TaskState* task, Access mode, AccessOrder& o
   switch (mode) {
     case Access::read:
       close_reduce_group(data);
-      retain_into(data.last_write, task, order.wait_for);
+      retain_into(data.last_write, task, false, order.wait_for);
       if (data.readers == nullptr) open_reader_group(data, task);
       join(data, task);
       break;
     case Access::write:
-    case Access::read_write:
+    case Access::read_write: {
+      const bool overwrites = mode == Access::write;
       close_reduce_group(data);
-      retain_into(data.last_write, task, order.wait_for);
+      retain_into(data.last_write, task, overwrites, order.wait_for);
       release_all(data.last_write);
       if (data.readers != nullptr) {
         TaskState* group = data.readers;
-        order.ended_groups.push_back(end_reader_group(data));
-        order.wait_for.push_back(group);  // the datum's reference
+        order.ended_groups.push_back(end_reader_group(data, overwrites));
+        order.wait_for.push_back({group, overwrites});  // the datum's reference
       }
       remember(data.last_write, task);
       break;
+    }
     case Access::reduce:
       // Readers are ended by the first reducer (a read closes the reduce group first).
       if (data.reducers.empty()) {
         release_all(data.reduce_base);
         if (data.readers != nullptr) {
           TaskState* group = data.readers;
-          order.ended_groups.push_back(end_reader_group(data));
+          order.ended_groups.push_back(end_reader_group(data, false));
           data.reduce_base.push_back(group);  // the datum's reference
         } else {
           for (TaskState* before : data.last_write)
             remember(data.reduce_base, before);
         }
       }
-      retain_into(data.reduce_base, task, order.wait_for);
+      retain_into(data.reduce_base, task, false, order.wait_for);
       remember(data.reducers, task);
       break;
   }

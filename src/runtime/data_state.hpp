@@ -49,13 +49,19 @@ struct DataState {
 
 // What registering accesses asks of the caller once the registration mutex is released.
 struct AccessOrder {
-  // Tasks the registered task must follow, each retained once for the caller.
-  std::vector<TaskState*> wait_for;
+  // A task the registered task must follow, retained once for the caller. `overwrites`: the
+  // registered task only writes the datum they share, so it needs their order, not their output.
+  struct Predecessor {
+    TaskState* task;
+    bool overwrites;
+  };
+  std::vector<Predecessor> wait_for;
   // Reader groups the registered task ended, each retained once for the caller, with the
   // datum's open count in it: once the task's edges are added, the caller drops that count.
   struct EndedGroup {
     TaskState* group;
     std::int32_t open_count;
+    bool by_write;  // ended by a plain write (its only successor)
   };
   std::vector<EndedGroup> ended_groups;
 };

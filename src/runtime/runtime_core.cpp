@@ -44,7 +44,8 @@ Access merge(Access a, Access b) {
   return a == b ? a : Access::read_write;
 }
 
-// Waits with growing pauses while `done` is false, running other work of `me` meanwhile.
+// Waits with growing pauses while `done` is false, running other work of `me` meanwhile: for
+// executors without stand-ins (their tasks never wait themselves, so nesting them is safe).
 template <class Done>
 void help_until(const WorkerIdentity& me, Done done) {
   int idle = 0;
@@ -58,6 +59,13 @@ void help_until(const WorkerIdentity& me, Done done) {
     }
   }
 }
+
+// The task the calling thread runs, if any.
+thread_local TaskState* running_task = nullptr;
+
+// How long a task inside a wait for room under max_tasks_in_flight waits for some task to finish
+// before it submits anyway (everything in flight may depend on it).
+constexpr auto throttle_patience = std::chrono::milliseconds(2);
 
 }  // namespace
 
@@ -150,11 +158,35 @@ bool RuntimeCore::over_task_limit() {
 void RuntimeCore::throttle_submission() {
   if (!over_task_limit()) return;
   const WorkerIdentity& me = current_worker();
-  if (me.executor != nullptr) {
+  if (me.executor != nullptr && !me.executor->stands_in()) {
     // Inside a task: run other work until there is room, but never wait for work that cannot
     // run (its tasks may depend on this one); then submit anyway.
     while (over_task_limit() && me.executor->run_one(me.worker)) {
     }
+    return;
+  }
+  if (me.executor != nullptr) {
+    // Inside a task: wait for room while tasks keep finishing; if none finishes for a while,
+    // everything in flight may wait for this task, so it submits anyway, and keeps submitting
+    // without waiting until some task finished.
+    thread_local std::uint64_t gave_up_at = ~std::uint64_t{0};
+    if (retired_.load(std::memory_order_relaxed) == gave_up_at) return;
+    block_inside_task([this] {
+      std::uint64_t retired = retired_.load(std::memory_order_relaxed);
+      auto last_progress = std::chrono::steady_clock::now();
+      while (in_flight() > resume_below_) {
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
+        const std::uint64_t now_retired = retired_.load(std::memory_order_relaxed);
+        const auto now = std::chrono::steady_clock::now();
+        if (now_retired != retired) {
+          retired = now_retired;
+          last_progress = now;
+        } else if (now - last_progress > throttle_patience) {
+          gave_up_at = retired;
+          break;
+        }
+      }
+    });
     return;
   }
   throttled_.fetch_add(1, std::memory_order_seq_cst);
@@ -270,13 +302,16 @@ void RuntimeCore::post(ExecutorId executor, std::string name, std::function<void
   dispatch(task);
 }
 
-void RuntimeCore::add_edge(TaskState* predecessor, TaskState* successor) {
+void RuntimeCore::add_edge(TaskState* predecessor, TaskState* successor, bool overwrites) {
   std::unique_lock guard(predecessor->lock);
   if (predecessor->closed) {
     const TaskStatus status = predecessor->status.load(std::memory_order_acquire);
     auto cause = predecessor->failure;
     guard.unlock();
-    if (status != TaskStatus::succeeded) poison(successor, cause);
+    // A plain write after a collected failure starts the datum afresh.
+    if (status != TaskStatus::succeeded && !(overwrites && collected(*cause))) {
+      poison(successor, cause);
+    }
     return;
   }
   successor->retain();
@@ -311,14 +346,20 @@ void RuntimeCore::register_accesses(TaskState* task, std::vector<DataAccess>& ac
       record_access(*access.data.state_, task, access.mode, order);
     }
   }
-  for (TaskState* predecessor : order.wait_for) {
-    add_edge(predecessor, task);
-    predecessor->release();
+  for (const AccessOrder::Predecessor& predecessor : order.wait_for) {
+    add_edge(predecessor.task, task, predecessor.overwrites);
+    predecessor.task->release();
   }
   order.wait_for.clear();
   while (!order.ended_groups.empty()) {
-    const auto [group, open_count] = order.ended_groups.back();
+    const auto [group, open_count, by_write] = order.ended_groups.back();
     order.ended_groups.pop_back();
+    if (by_write) {
+      // Readers that failed before a collection poison nothing a plain write makes afresh (the
+      // writer is the group's only successor); a reader failing later still does.
+      std::lock_guard guard(group->lock);
+      if (group->failure && collected(*group->failure)) group->failure = nullptr;
+    }
     if (group->unmet.fetch_sub(open_count, std::memory_order_acq_rel) == open_count) {
       make_ready(group);
     }
@@ -337,8 +378,13 @@ bool RuntimeCore::should_cancel(const TaskState* task) const {
 
 void RuntimeCore::make_ready(TaskState* task) {
   if (task->failure) {
-    finish(task, task->failure->cancelled ? TaskStatus::cancelled : TaskStatus::failed,
-           task->failure);
+    const bool cancelled = task->failure->cancelled;
+    // A task that does not run because of a failure wait_all() already reported is a failure of
+    // its own: the next wait_all() reports it.
+    if (!cancelled && !task->barrier && !task->internal && collected(*task->failure)) {
+      report_again(*task->failure, task->name);
+    }
+    finish(task, cancelled ? TaskStatus::cancelled : TaskStatus::failed, task->failure);
     return;
   }
   if (task->barrier) {
@@ -351,11 +397,13 @@ void RuntimeCore::make_ready(TaskState* task) {
       std::lock_guard guard(failure_lock_);
       cause = first_failure_;
     }
+    const std::uint64_t collection = collections_.load(std::memory_order_acquire);
     if (cause && task->id < cancel_below_.load()) {
       cause = std::make_shared<FailureRecord>(
-          FailureRecord{cause->task, cause->task_id, cause->error, true});
+          FailureRecord{cause->task, cause->task_id, cause->error, true, collection, {}});
     } else {
-      cause = std::make_shared<FailureRecord>(FailureRecord{task->name, task->id, nullptr, true});
+      cause = std::make_shared<FailureRecord>(
+          FailureRecord{task->name, task->id, nullptr, true, collection, {}});
     }
     finish(task, TaskStatus::cancelled, cause);
     return;
@@ -398,7 +446,7 @@ void RuntimeCore::dispatch(TaskState* task) {
   executors_[task->executor.index]->enqueue(task);
 }
 
-bool RuntimeCore::acquire_reduce_gates(TaskState* task) {
+bool RuntimeCore::acquire_reduce_gates(TaskState* task, bool queue_if_held) {
   std::vector<DataState*> gates;
   for (const DataAccess& access : task->accesses) {
     if (access.mode == Access::reduce) gates.push_back(access.data.state_.get());
@@ -412,7 +460,7 @@ bool RuntimeCore::acquire_reduce_gates(TaskState* task) {
       gates[i]->gate_holder = task;
       continue;
     }
-    gates[i]->gate_waiters.push_back(task);
+    if (queue_if_held) gates[i]->gate_waiters.push_back(task);
     guard.unlock();
     for (std::size_t held = 0; held < i; ++held) {
       TaskState* next = nullptr;
@@ -467,11 +515,13 @@ void RuntimeCore::run(ReadyTask* task, Executor& executor, unsigned worker) {
   const bool tracing = tracer_.enabled();
   const std::int64_t start = per_task || tracing ? now_ns() : 0;
   ++nesting;
+  TaskState* const outer = std::exchange(running_task, task);
   try {
     task->body(context);
   } catch (...) {
     error = std::current_exception();
   }
+  running_task = outer;
   --nesting;
   const std::int64_t end = per_task || tracing ? now_ns() : 0;
   WorkerCounters& counters = executor.counters(worker);
@@ -480,7 +530,12 @@ void RuntimeCore::run(ReadyTask* task, Executor& executor, unsigned worker) {
   }
   counters.tasks.store(counters.tasks.load(std::memory_order_relaxed) + 1,
                        std::memory_order_relaxed);  // only this worker writes it
-  if (tracing) tracer_.span(task->name, task->executor.index, worker, start, end, task->bytes);
+  if (tracing) {
+    // A thread's spans nest properly; a worker's do not once a stand-in served it.
+    const WorkerIdentity& me = current_worker();
+    const unsigned lane = me.executor == &executor ? me.lane : worker;
+    tracer_.span(task->name, task->executor.index, lane, start, end, task->bytes);
+  }
   task->body.reset();
   if (!task->deferred) {
     WorkerIdentity& me = current_worker();
@@ -511,11 +566,19 @@ void RuntimeCore::complete(TaskState* task, std::exception_ptr error) {
 }
 
 void RuntimeCore::fail(TaskState* task, std::exception_ptr error) {
-  auto failure =
-      std::make_shared<const FailureRecord>(FailureRecord{task->name, task->id, error, false});
+  auto failure = std::make_shared<const FailureRecord>(FailureRecord{
+      task->name, task->id, error, false, collections_.load(std::memory_order_acquire), {}});
   log().debug("task '{}' failed: {}", task->name, describe(error));
   note_failure(failure);
   finish(task, TaskStatus::failed, failure);
+}
+
+void RuntimeCore::report_again(const FailureRecord& cause, const std::string& dependent) {
+  auto failure = std::make_shared<const FailureRecord>(
+      FailureRecord{cause.task, cause.task_id, cause.error, false,
+                    collections_.load(std::memory_order_acquire), dependent});
+  std::lock_guard guard(failure_lock_);
+  if (!first_failure_) first_failure_ = std::move(failure);
 }
 
 void RuntimeCore::note_failure(const std::shared_ptr<const FailureRecord>& failure) {
@@ -667,12 +730,53 @@ void RuntimeCore::retire() {
 void RuntimeCore::wait_for(TaskState* task) {
   if (task->is_finished()) return;
   const WorkerIdentity& me = current_worker();
-  if (me.executor != nullptr) {
+  auto block = [task] {
+    while (!task->is_finished())
+      task->finished.wait(0, std::memory_order_acquire);
+  };
+  if (me.executor == nullptr) {
+    block();
+    return;
+  }
+  if (!me.executor->stands_in()) {
     help_until(me, [task] { return task->is_finished(); });
     return;
   }
-  while (!task->is_finished())
-    task->finished.wait(0, std::memory_order_acquire);
+  // A short look first: a child often finishes on another worker in microseconds, and handing
+  // the worker to a stand-in and back costs two thread wake-ups.
+  constexpr int glances = 16;
+  for (int i = 0; i < glances; ++i) {
+    std::this_thread::yield();
+    if (task->is_finished()) return;
+  }
+  block_inside_task(block);
+}
+
+template <class Wait>
+void RuntimeCore::block_inside_task(Wait wait) {
+  const WorkerIdentity me = current_worker();
+  // The waiting task lends its share of the staging budget to the tasks it may wait for; it
+  // takes it back afterwards, even if that goes over the budget for a while.
+  TaskState* waiting = running_task;
+  const bool lends = waiting != nullptr && waiting->staged;
+  if (lends) {
+    for (TaskState* admitted : budgets_[waiting->executor.index]->lend(waiting)) {
+      admitted->staged = true;
+      stage(admitted);
+    }
+  }
+  // A blocked reducer is not running: other reducers of its data may run meanwhile (one it
+  // waits for may be among them), so its reduction must not span the wait.
+  const bool held_gates = waiting != nullptr && waiting->holds_gates;
+  if (held_gates) release_reduce_gates(waiting);
+  me.executor->suspend_worker(me.worker);
+  wait();
+  if (held_gates) {
+    while (!acquire_reduce_gates(waiting, false))
+      std::this_thread::sleep_for(std::chrono::microseconds(20));
+  }
+  me.executor->resume_worker(me.worker);
+  if (lends) budgets_[waiting->executor.index]->take_back(waiting);
 }
 
 void RuntimeCore::wait_until_idle() {
@@ -696,11 +800,18 @@ void RuntimeCore::wait_all() {
   {
     std::lock_guard guard(failure_lock_);
     failure.swap(first_failure_);
+    // Every failure so far is collected: what depends on it later fails as a new failure, and a
+    // plain write of its data starts afresh.
+    collections_.fetch_add(1, std::memory_order_acq_rel);
   }
-  if (failure) {
+  if (!failure) return;
+  if (!failure->dependent.empty()) {
     throw TaskFailed(failure->task, failure->error,
-                     fmt::format("task '{}' failed: {}", failure->task, describe(failure->error)));
+                     fmt::format("task '{}' did not run: task '{}' it depends on failed: {}",
+                                 failure->dependent, failure->task, describe(failure->error)));
   }
+  throw TaskFailed(failure->task, failure->error,
+                   fmt::format("task '{}' failed: {}", failure->task, describe(failure->error)));
 }
 
 void RuntimeCore::cancel_all() {
@@ -752,7 +863,7 @@ void RuntimeCore::write_trace(const std::string& path) const {
   std::vector<unsigned> workers;
   for (std::uint32_t i = 0; i < executor_count_.load(); ++i) {
     names.push_back(executors_[i]->name());
-    workers.push_back(executors_[i]->worker_count());
+    workers.push_back(executors_[i]->lane_count());
   }
   tracer_.write(path, names, workers);
 }

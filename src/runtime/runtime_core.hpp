@@ -95,6 +95,10 @@ class RuntimeCore final : public TaskRunner {
 
  private:
   void throttle_submission();
+  // Runs `wait` (which blocks the calling thread) inside a task on an executor with stand-ins:
+  // another thread serves the task's worker meanwhile, and the task lends its staging budget.
+  template <class Wait>
+  void block_inside_task(Wait wait);
   bool over_task_limit();
   // Counts one task as submitted / as finished (waking throttled submitters and idle waiters).
   void count_submitted() { submitted_.fetch_add(1, std::memory_order_seq_cst); }
@@ -106,12 +110,15 @@ class RuntimeCore final : public TaskRunner {
   // `with_handle`, else nullptr (the task may have finished and been recycled already).
   TaskState* start(TaskSpec&& spec, TaskFunction&& body, bool with_handle);
   TaskState* start(TaskFunction&& body, bool with_handle);
-  void add_edge(TaskState* predecessor, TaskState* successor);
+  // `overwrites`: the successor only writes data the predecessor touched (see AccessOrder).
+  void add_edge(TaskState* predecessor, TaskState* successor, bool overwrites = false);
   void register_accesses(TaskState* task, std::vector<DataAccess>& accesses);
   void make_ready(TaskState* task);
   void stage(TaskState* task);
   void dispatch(TaskState* task);
-  bool acquire_reduce_gates(TaskState* task);
+  // Takes the gates of all of the task's reduce accesses, or none: then, if `queue_if_held`,
+  // the task is dispatched again once a gate it waits for frees.
+  bool acquire_reduce_gates(TaskState* task, bool queue_if_held = true);
   void release_reduce_gates(TaskState* task);
   void unstage(TaskState* task);
   // Fails a task whose body threw (or whose deferred completion failed) with `error`.
@@ -121,6 +128,12 @@ class RuntimeCore final : public TaskRunner {
   void count_success(const TaskState* task);
   bool should_cancel(const TaskState* task) const;
   void note_failure(const std::shared_ptr<const FailureRecord>& failure);
+  // Whether a wait_all() has collected `failure` (it ended before that call returned).
+  bool collected(const FailureRecord& failure) const {
+    return failure.collection < collections_.load(std::memory_order_acquire);
+  }
+  // Records that `dependent` did not run because of the collected failure `cause`.
+  void report_again(const FailureRecord& cause, const std::string& dependent);
   StagingRequest staging_request(const TaskState* task) const;
   std::int64_t now_ns() const;
 
@@ -163,6 +176,7 @@ class RuntimeCore final : public TaskRunner {
   std::atomic<std::uint64_t> cancel_below_{0};
   std::mutex failure_lock_;
   std::shared_ptr<const FailureRecord> first_failure_;
+  std::atomic<std::uint64_t> collections_{0};  // wait_all() calls that collected failures
 
   alignas(64) std::atomic<std::uint64_t> succeeded_{0};
   std::atomic<std::uint64_t> failed_{0};

@@ -45,6 +45,11 @@ std::vector<TaskState*> StagingBudget::release(const TaskState* task) {
   return admitted;
 }
 
+void StagingBudget::take_back(const TaskState* task) {
+  std::lock_guard guard(lock_);
+  account(task);
+}
+
 std::uint64_t StagingBudget::staged_bytes() const {
   std::lock_guard guard(lock_);
   return bytes_;

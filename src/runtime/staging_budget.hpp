@@ -24,6 +24,10 @@ class StagingBudget {
   bool try_admit(TaskState* task);
   // Gives back the budget of a finished task; returns the waiting tasks that now fit.
   std::vector<TaskState*> release(const TaskState* task);
+  // A task that blocks in a wait lends its budget to others (returns the tasks it admits), and
+  // takes it back when the wait is over, whether or not it fits then.
+  std::vector<TaskState*> lend(const TaskState* task) { return release(task); }
+  void take_back(const TaskState* task);
 
   std::uint64_t staged_bytes() const;
   std::uint64_t peak_bytes() const;

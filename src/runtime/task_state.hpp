@@ -23,6 +23,12 @@ struct FailureRecord {
   std::uint64_t task_id = 0;
   std::exception_ptr error;  // null for an explicit cancellation
   bool cancelled = false;
+  // How many wait_all() calls had collected failures when this one happened: a later call
+  // collects it (see RuntimeCore::collected()).
+  std::uint64_t collection = 0;
+  // For a failure reported again because a task that depends on it did not run after it was
+  // collected: that task's name.
+  std::string dependent;
 };
 
 // The runtime's record of one task. Records are recycled (create() / the last release()), so

@@ -75,10 +75,29 @@ WorkerIdentity& current_worker() {
   return identity;
 }
 
+// One thread of the pool: it serves a worker, or is parked until given one.
+struct ThreadPoolExecutor::Thread {
+  std::thread thread;
+  unsigned lane = 0;
+  int worker = -1;  // the worker it serves or was given; -1 while parked (guarded by handoff_lock_)
+  std::condition_variable given;
+};
+
+namespace {
+// The pool thread the calling thread is, if any.
+thread_local void* current_pool_thread = nullptr;
+}  // namespace
+
 ThreadPoolExecutor::ThreadPoolExecutor(std::string name, unsigned threads,
                                        std::unique_ptr<SchedulingPolicy> policy, IdleSpin idle_spin)
-    : Executor(std::move(name), threads), policy_(std::move(policy)), idle_spin_(idle_spin) {
+    : Executor(std::move(name), threads),
+      policy_(std::move(policy)),
+      idle_spin_(idle_spin),
+      resumers_(worker_count()),
+      resume_wanted_(new std::atomic<bool>[worker_count()]) {
   policy_->configure(worker_count());
+  for (unsigned worker = 0; worker < worker_count(); ++worker)
+    resume_wanted_[worker].store(false);
   account_busy_periods();
 }
 
@@ -88,9 +107,20 @@ ThreadPoolExecutor::~ThreadPoolExecutor() {
 
 void ThreadPoolExecutor::start(TaskRunner& runner) {
   runner_ = &runner;
+  std::lock_guard guard(handoff_lock_);
   for (unsigned worker = 0; worker < worker_count(); ++worker) {
-    threads_.emplace_back([this, worker] { work(worker); });
+    auto thread = std::make_unique<Thread>();
+    Thread* self = thread.get();
+    self->lane = worker;
+    self->worker = static_cast<int>(worker);
+    threads_.push_back(std::move(thread));
+    self->thread = std::thread([this, self] { thread_main(self); });
   }
+  thread_count_.store(worker_count(), std::memory_order_release);
+}
+
+unsigned ThreadPoolExecutor::lane_count() const {
+  return thread_count_.load(std::memory_order_acquire);
 }
 
 void ThreadPoolExecutor::enqueue(ReadyTask* task) {
@@ -127,7 +157,7 @@ bool ThreadPoolExecutor::run_one(unsigned worker) {
   return true;
 }
 
-ThreadPoolExecutor::Spin ThreadPoolExecutor::spin_for_work() {
+ThreadPoolExecutor::Spin ThreadPoolExecutor::spin_for_work(unsigned worker) {
   Spin spin;
   std::uint32_t nobody = 0;
   if (!spinning_.compare_exchange_strong(nobody, 1, std::memory_order_seq_cst)) return spin;
@@ -136,7 +166,7 @@ ThreadPoolExecutor::Spin ThreadPoolExecutor::spin_for_work() {
   const bool watch_completions = idle_spin_ == IdleSpin::while_completions_pending;
   std::uint64_t deadline = 0;
   for (unsigned round = 1; !stopping_.load(std::memory_order_relaxed); ++round) {
-    if (policy_->size() != 0) {
+    if (policy_->size() != 0 || wanted_back(worker)) {
       spin.found = true;
       break;
     }
@@ -161,8 +191,8 @@ ThreadPoolExecutor::Spin ThreadPoolExecutor::spin_for_work() {
   return spin;
 }
 
-bool ThreadPoolExecutor::rest() {
-  auto has_work = [this] { return policy_->size() != 0; };
+bool ThreadPoolExecutor::rest(unsigned worker) {
+  auto has_work = [this, worker] { return policy_->size() != 0 || wanted_back(worker); };
   std::unique_lock guard(rest_lock_);
   // Polling: timed sleeps, doubling; short ones find new work by themselves, long ones are woken.
   polling_.fetch_add(1, std::memory_order_seq_cst);
@@ -176,8 +206,8 @@ bool ThreadPoolExecutor::rest() {
       polling_.fetch_sub(1, std::memory_order_seq_cst);
       return work;  // when stopping, only until the queue drained
     }
-    resting_.wait_for(guard, pause, [this] {
-      return wake_tokens_ != 0 || stopping_.load(std::memory_order_acquire);
+    resting_.wait_for(guard, pause, [&] {
+      return wake_tokens_ != 0 || wanted_back(worker) || stopping_.load(std::memory_order_acquire);
     });
     if (wake_tokens_ != 0) --wake_tokens_;
     if (long_pause) long_polling_.fetch_sub(1, std::memory_order_seq_cst);
@@ -202,17 +232,38 @@ bool ThreadPoolExecutor::rest() {
   return keep_working;
 }
 
-void ThreadPoolExecutor::work(unsigned worker) {
-  current_worker() = {this, worker};
-  const std::string thread_name = (name() + "/" + std::to_string(worker)).substr(0, 15);
+void ThreadPoolExecutor::thread_main(Thread* self) {
+  current_pool_thread = self;
+  const std::string thread_name = (name() + "/" + std::to_string(self->lane)).substr(0, 15);
   pthread_setname_np(pthread_self(), thread_name.c_str());
   // Polling sleeps of 20 µs, not 20 µs plus the default 50 µs timer slack: a task that arrives
   // while its worker polls waits for the end of the sleep.
   prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
+  std::unique_lock guard(handoff_lock_);
+  while (true) {
+    self->given.wait(guard, [&] { return self->worker >= 0 || stopping_.load(); });
+    if (self->worker < 0) break;  // stopping while parked
+    const auto worker = static_cast<unsigned>(self->worker);
+    guard.unlock();
+    const bool handed_back = serve(self, worker);
+    guard.lock();
+    if (!handed_back) break;  // stopping, and nothing is queued
+    self->worker = -1;
+    spares_.push_back(self);
+  }
+}
+
+bool ThreadPoolExecutor::serve(Thread* self, unsigned worker) {
+  current_worker() = {this, worker, self->lane};
   // Busy time is counted per busy period, from the first task found after resting until the
   // queue stayed empty for a moment (gaps too short to read the clock count as busy).
   bool busy = false;
+  bool handed_back = false;
   while (true) {
+    if (wanted_back(worker) && hand_back(worker, busy)) {
+      handed_back = true;
+      break;
+    }
     if (ReadyTask* task = policy_->pop(worker)) {
       if (!busy) {
         begin_busy(worker, now_ns());
@@ -222,15 +273,81 @@ void ThreadPoolExecutor::work(unsigned worker) {
       runner_->run(task, *this, worker);
       continue;
     }
-    const Spin spin = spin_for_work();
+    const Spin spin = spin_for_work(worker);
     if (busy && (!spin.found || spin.idle_since != 0)) {
       end_busy(worker, spin.idle_since != 0 ? spin.idle_since : now_ns());
       busy = false;
     }
     if (spin.found) continue;
-    if (!rest()) break;  // stopping, and nothing is queued
+    if (!rest(worker)) break;  // stopping, and nothing is queued
   }
   current_worker() = {};
+  return handed_back;
+}
+
+bool ThreadPoolExecutor::hand_back(unsigned worker, bool busy) {
+  std::lock_guard guard(handoff_lock_);
+  auto& waiting = resumers_[worker];
+  if (waiting.empty()) return false;
+  // The worker's busy period is the resumer's to open: counters have one writer at a time.
+  if (busy) end_busy(worker, now_ns());
+  pass_to_resumer(worker);
+  return true;
+}
+
+void ThreadPoolExecutor::pass_to_resumer(unsigned worker) {
+  auto& waiting = resumers_[worker];
+  Thread* next = waiting.front();
+  waiting.erase(waiting.begin());
+  if (waiting.empty()) resume_wanted_[worker].store(false, std::memory_order_release);
+  next->worker = static_cast<int>(worker);
+  next->given.notify_one();
+}
+
+void ThreadPoolExecutor::give_worker(unsigned worker) {
+  if (!resumers_[worker].empty()) {
+    pass_to_resumer(worker);
+    return;
+  }
+  if (!spares_.empty()) {
+    Thread* spare = spares_.back();
+    spares_.pop_back();
+    spare->worker = static_cast<int>(worker);
+    spare->given.notify_one();
+    return;
+  }
+  auto thread = std::make_unique<Thread>();
+  Thread* stand_in = thread.get();
+  stand_in->lane = static_cast<unsigned>(threads_.size());
+  stand_in->worker = static_cast<int>(worker);
+  threads_.push_back(std::move(thread));
+  thread_count_.store(static_cast<unsigned>(threads_.size()), std::memory_order_release);
+  stand_in->thread = std::thread([this, stand_in] { thread_main(stand_in); });
+}
+
+void ThreadPoolExecutor::suspend_worker(unsigned worker) {
+  auto* self = static_cast<Thread*>(current_pool_thread);
+  // A task runs inside a busy period; the stand-in opens its own.
+  end_busy(worker, now_ns());
+  current_worker() = {};
+  std::lock_guard guard(handoff_lock_);
+  self->worker = -1;
+  give_worker(worker);
+}
+
+void ThreadPoolExecutor::resume_worker(unsigned worker) {
+  auto* self = static_cast<Thread*>(current_pool_thread);
+  {
+    std::unique_lock guard(handoff_lock_);
+    resumers_[worker].push_back(self);
+    resume_wanted_[worker].store(true, std::memory_order_seq_cst);
+    // The serving thread may rest: it looks at resume_wanted_ under rest_lock_ before sleeping.
+    { const std::lock_guard rest_guard(rest_lock_); }
+    resting_.notify_all();
+    self->given.wait(guard, [&] { return self->worker == static_cast<int>(worker); });
+  }
+  current_worker() = {this, worker, self->lane};
+  begin_busy(worker, now_ns());
 }
 
 void ThreadPoolExecutor::stop() {
@@ -239,9 +356,17 @@ void ThreadPoolExecutor::stop() {
     std::lock_guard guard(rest_lock_);  // a worker checks stopping_ under the lock before waiting
   }
   resting_.notify_all();
-  for (auto& thread : threads_)
-    thread.join();
-  threads_.clear();
+  std::vector<Thread*> threads;
+  {
+    std::lock_guard guard(handoff_lock_);  // a parked thread checks stopping_ under it
+    for (auto& thread : threads_) {
+      thread->given.notify_all();
+      threads.push_back(thread.get());
+    }
+  }
+  // Nothing runs at shutdown (the runtime waited for every task), so no stand-in starts now.
+  for (Thread* thread : threads)
+    thread->thread.join();
 }
 
 }  // namespace strata::runtime

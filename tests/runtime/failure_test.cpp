@@ -101,6 +101,75 @@ TEST(Failure, RuntimeIsUsableAfterACollectedFailure) {
   EXPECT_EQ(ran, 1);
 }
 
+// After wait_all() reported a failure, a plain write of the data starts it afresh: readers after
+// the write see the new value.
+void write_after_a_collected_failure(Access failing_access, bool failed_reader_too) {
+  Runtime rt(small_config());
+  const DataHandle data = rt.create_data("tile", 8);
+  int value = 0;
+  rt.spawn(TaskSpec("load").access(data, failing_access), [] { throw std::runtime_error("EIO"); });
+  if (failed_reader_too) rt.spawn(TaskSpec("inspect").reads(data), [] {});
+  EXPECT_THROW(rt.wait_all(), TaskFailed);
+
+  const TaskHandle write = rt.submit(TaskSpec("reload").writes(data), [&] { value = 5; });
+  int seen = 0;
+  const TaskHandle read = rt.submit(TaskSpec("use").reads(data), [&] { seen = value; });
+  const TaskHandle update = rt.submit(TaskSpec("scale").updates(data), [&] { value *= 3; });
+  rt.wait_all();  // nothing failed since the last collection
+  EXPECT_EQ(write.status(), TaskStatus::succeeded);
+  EXPECT_EQ(read.status(), TaskStatus::succeeded);
+  EXPECT_EQ(update.status(), TaskStatus::succeeded);
+  EXPECT_EQ(seen, 5);
+  EXPECT_EQ(value, 15);
+}
+
+TEST(Failure, AWriteAfterACollectedFailureStartsTheDatumAfresh) {
+  for (Access failing : {Access::write, Access::read_write, Access::reduce, Access::read}) {
+    SCOPED_TRACE(to_string(failing));
+    write_after_a_collected_failure(failing, false);
+    write_after_a_collected_failure(failing, true);
+  }
+}
+
+TEST(Failure, ReadsAfterACollectedFailureFailAndTheNextWaitAllReportsThem) {
+  Runtime rt(small_config());
+  const DataHandle data = rt.create_data("tile", 8);
+  rt.spawn(TaskSpec("load").writes(data), [] { throw std::runtime_error("EIO"); });
+  EXPECT_THROW(rt.wait_all(), TaskFailed);
+
+  bool ran = false;
+  const TaskHandle use = rt.submit(TaskSpec("use").reads(data), [&] { ran = true; });
+  const TaskHandle scale = rt.submit(TaskSpec("scale").updates(data), [&] { ran = true; });
+  try {
+    rt.wait_all();
+    FAIL() << "expected TaskFailed for the reads of the failed data";
+  } catch (const TaskFailed& e) {
+    EXPECT_EQ(e.task(), "load");
+    EXPECT_NE(std::string(e.what()).find("'use' did not run"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("EIO"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(ran);
+  EXPECT_EQ(use.status(), TaskStatus::failed);
+  EXPECT_EQ(scale.status(), TaskStatus::failed);
+  // A task after a collected failure through after() fails and is reported the same way.
+  const TaskHandle later = rt.submit(TaskSpec("later").after(use), [&] { ran = true; });
+  EXPECT_THROW(rt.wait_all(), TaskFailed);
+  EXPECT_EQ(later.status(), TaskStatus::failed);
+  rt.wait_all();  // all reported
+  EXPECT_FALSE(ran);
+}
+
+TEST(Failure, AWriteBeforeTheFailureIsCollectedStillFails) {
+  Runtime rt(small_config());
+  const DataHandle data = rt.create_data("tile", 8);
+  const TaskHandle load =
+      rt.submit(TaskSpec("load").writes(data), [] { throw std::runtime_error("EIO"); });
+  EXPECT_THROW(load.wait(), TaskFailed);
+  const TaskHandle write = rt.submit(TaskSpec("reload").writes(data), [] {});
+  EXPECT_THROW(write.wait(), TaskFailed);
+  EXPECT_THROW(rt.wait_all(), TaskFailed);
+}
+
 TEST(Failure, UnstartedTasksOfAFailedRunAreCancelled) {
   Runtime rt(small_config());
   Gate gate;

@@ -58,8 +58,21 @@ class Executor {
   // Ready tasks waiting for a worker (used by placement policies).
   virtual std::size_t queued() const = 0;
   // Runs one queued task on the calling thread, which is this executor's `worker`; false if
-  // none was queued. Lets a task that waits keep its worker busy instead of blocking it.
+  // none was queued. A task that waits on an executor without stand-ins (stands_in()) keeps its
+  // worker busy this way, nested on its own stack: only safe where tasks never wait themselves.
   virtual bool run_one(unsigned worker) = 0;
+  // Whether another thread can serve a worker while a task on it blocks in a wait: the runtime
+  // then calls suspend_worker() before the blocking wait and resume_worker() after it.
+  virtual bool stands_in() const { return false; }
+  // Called on the thread serving `worker`, inside a task about to block: another thread serves
+  // `worker` until this one calls resume_worker(). The calling thread may not touch the
+  // executor's queues in between.
+  virtual void suspend_worker(unsigned /*worker*/) {}
+  // Called by a thread that suspended `worker`, once its wait is over: returns when the thread
+  // serves `worker` again (the stand-in gives it back between two of its tasks).
+  virtual void resume_worker(unsigned /*worker*/) {}
+  // Threads that have served this executor so far (trace lanes): stand-ins add to the workers.
+  virtual unsigned lane_count() const { return worker_count(); }
   // Stops the workers after the queue drained; called once at runtime shutdown.
   virtual void stop() = 0;
   // Whether the staging budget bounds how far ahead this executor's tasks are staged. The
@@ -92,6 +105,9 @@ class Executor {
 struct WorkerIdentity {
   Executor* executor = nullptr;
   unsigned worker = 0;
+  // The thread's own index in its executor (its trace lane): equal to `worker` for the threads
+  // an executor starts with; a stand-in serves some worker from a lane of its own.
+  unsigned lane = 0;
   // Set by the runtime while this worker finishes a task: the worker takes its next task right
   // after, so an executor need not wake another worker for the one task it readies then.
   bool finishing = false;

@@ -75,7 +75,7 @@ class TaskCancelled : public Error {
 struct TaskSpec;
 
 // A reference to a submitted task: wait for it, ask its status, attach callbacks, cancel it.
-// Waiting from inside a task runs other ready work instead of blocking the worker.
+// Waiting from inside a task hands the worker to a stand-in thread until the wait is over.
 class TaskHandle {
  public:
   TaskHandle() = default;
