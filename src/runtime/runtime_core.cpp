@@ -553,16 +553,31 @@ void RuntimeCore::run(ReadyTask* task, Executor& executor, unsigned worker) {
   // The completion may already have fired on another thread; the reference taken by
   // defer_completion() kept the task alive until here.
   if (error) complete(task, std::move(error));
+  arrive(task);
   task->release();
 }
 
 void RuntimeCore::complete(TaskState* task, std::exception_ptr error) {
   if (task->completed.exchange(true, std::memory_order_acq_rel)) return;
+  if (task->deferred) {
+    task->deferred_error = std::move(error);
+    arrive(task);
+    return;
+  }
   if (!error) {
     finish(task, TaskStatus::succeeded, nullptr);
     return;
   }
   fail(task, std::move(error));
+}
+
+void RuntimeCore::arrive(TaskState* task) {
+  if (task->deferred_parts.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  if (!task->deferred_error) {
+    finish(task, TaskStatus::succeeded, nullptr);
+    return;
+  }
+  fail(task, std::exchange(task->deferred_error, nullptr));
 }
 
 void RuntimeCore::fail(TaskState* task, std::exception_ptr error) {

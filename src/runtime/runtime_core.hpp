@@ -46,6 +46,8 @@ class RuntimeCore final : public TaskRunner {
   void add_callback(TaskState* task, std::function<void(const TaskHandle&)> callback);
   // Finishes a task whose body returned or whose deferred completion fired.
   void complete(TaskState* task, std::exception_ptr error);
+  // One of a deferred task's two parts (its body, its completion) is done; the last finishes it.
+  void arrive(TaskState* task);
 
   ExecutorId add_executor(std::unique_ptr<Executor> executor);
   Executor& executor(ExecutorId id) const;

@@ -161,6 +161,7 @@ std::uint64_t TaskContext::task_id() const {
 DeferredCompletion TaskContext::defer_completion() {
   if (!state_->deferred) {
     state_->deferred = true;
+    state_->deferred_parts.store(2, std::memory_order_relaxed);
     state_->retain();  // keeps the task alive until RuntimeCore::run() is done with it
     state_->runtime->note_deferred();
   }

@@ -72,6 +72,8 @@ void TaskState::recycle() {
   internal = false;
   barrier = false;
   completed.store(false, std::memory_order_relaxed);
+  deferred_parts.store(0, std::memory_order_relaxed);
+  deferred_error = nullptr;
   runtime = nullptr;
   TaskRecycler::give(this);
 }

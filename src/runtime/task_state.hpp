@@ -69,6 +69,10 @@ struct alignas(64) TaskState {
   bool internal = false;     // posted by a layer under the runtime: never cancelled
   bool barrier = false;  // a reader group: never runs, not counted; finishes when its count does
   std::atomic<bool> completed{false};  // complete() ran (guards against a second call)
+  // A deferred task finishes when both its body returned and its completion fired, whichever
+  // is last (2 -> 0), so that no body still runs once wait_all() returned.
+  std::atomic<std::uint8_t> deferred_parts{0};
+  std::exception_ptr deferred_error;  // what the completion reported, read by the last part
   RuntimeCore* runtime = nullptr;
 
   void retain() { references.fetch_add(1, std::memory_order_relaxed); }
