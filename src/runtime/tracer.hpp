@@ -1,9 +1,12 @@
 #pragma once
 // Tracer: per-thread buffers of task spans and counter samples, written as Chrome trace-event
-// JSON (opens in Perfetto and chrome://tracing).
+// JSON (opens in Perfetto and chrome://tracing). Spans on one lane (one trace "tid") are nested
+// or disjoint: worker spans nest by construction, and asynchronous spans (memory copies,
+// transfers), which overlap freely, are spread over as many lanes as are busy at once.
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -24,7 +27,9 @@ class Tracer {
   // A task that ran on worker `worker` of executor `executor` from start_ns to end_ns.
   void span(const std::string& name, std::uint32_t executor, std::uint32_t worker,
             std::int64_t start_ns, std::int64_t end_ns, std::uint64_t bytes);
-  // The lane of an executor where memory-manager copies for its tasks appear.
+  // The lane of an executor where asynchronous work for its tasks appears (memory-manager
+  // copies, network transfers). Its spans may overlap: write() puts each on the lowest of the
+  // lanes "<executor>/memory", "<executor>/memory #2", ... that is free at its start.
   static constexpr std::uint32_t memory_lane = 999;
 
   // A sample of a named counter.
@@ -48,6 +53,13 @@ class Tracer {
     std::vector<Event> events;
   };
   Buffer& local_buffer();
+  // The lane of each asynchronous span (per buffer, per event) and how many each executor needs.
+  struct AsyncLanes {
+    std::vector<std::vector<std::uint32_t>> lane;
+    std::map<std::uint32_t, std::uint32_t> count;
+  };
+  // Lanes for the asynchronous spans of copied buffers.
+  static AsyncLanes assign_async_lanes(const std::vector<std::vector<Event>>& buffers);
 
   const std::uint64_t generation_;
   std::atomic<bool> enabled_{false};

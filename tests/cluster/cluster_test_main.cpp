@@ -8,6 +8,7 @@
 
 namespace strata::cluster::testing {
 Driver* the_driver = nullptr;
+runtime::Runtime* the_runtime = nullptr;
 }  // namespace strata::cluster::testing
 
 int main(int argc, char** argv) {
@@ -17,6 +18,7 @@ int main(int argc, char** argv) {
   options.network.piece_bytes = 4096;  // small pieces: every transfer here moves several
   strata::cluster::Program program(argc, argv, options);
   strata::cluster::testing::define_operations(program);
+  strata::cluster::testing::the_runtime = &program.runtime();
   int tests = 0;
   const int status = program.run([&](strata::cluster::Driver& driver) {
     strata::cluster::testing::the_driver = &driver;

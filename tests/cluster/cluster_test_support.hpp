@@ -11,6 +11,7 @@
 namespace strata::cluster::testing {
 
 extern Driver* the_driver;
+extern runtime::Runtime* the_runtime;  // this rank's (the driver's) runtime
 
 // Arguments of the "mix" operation: the first chunk is written (or updated), the rest read.
 struct MixArgs {

@@ -10,6 +10,7 @@
 #include <future>
 #include <nlohmann/json.hpp>
 #include <numeric>
+#include <set>
 
 #include "strata/runtime/device_executors.hpp"
 
@@ -252,14 +253,19 @@ TEST(ChunkStaging, CopiesAppearInTheTraceOnTheTasksExecutor) {
   f.rt.write_trace(path);
   std::ifstream in(path);
   const auto trace = nlohmann::json::parse(in);
-  const int lane = static_cast<int>(f.exec.compute.index) * 1000 + 999;
-  int fetches = 0, evictions = 0;
-  bool lane_named = false;
+  // Copies go on the executor's memory lanes: "cpu compute/memory", then "... #2" and so on
+  // for copies that overlap.
+  std::set<std::int64_t> lanes;
   for (const auto& event : trace["traceEvents"]) {
-    if (event["ph"] == "M" && event.value("tid", -1) == lane) {
-      lane_named = event["args"]["name"] == "cpu compute/memory";
-    }
-    if (event["ph"] != "X" || event.value("tid", -1) != lane) continue;
+    if (event.at("ph") != "M" || event.at("name") != "thread_name") continue;
+    const std::string name = event.at("args").at("name");
+    if (name.starts_with("cpu compute/memory")) lanes.insert(event.at("tid").get<std::int64_t>());
+  }
+  const std::int64_t first_lane = std::int64_t{f.exec.compute.index} * 1000 + 999;
+  const bool lane_named = lanes.contains(first_lane);
+  int fetches = 0, evictions = 0;
+  for (const auto& event : trace["traceEvents"]) {
+    if (event.at("ph") != "X" || !lanes.contains(event.at("tid").get<std::int64_t>())) continue;
     const std::string name = event["name"];
     fetches += name.starts_with("copy host -> cpu: tile ");
     evictions += name.starts_with("copy cpu -> host: tile ");
