@@ -192,8 +192,7 @@ bool MemoryManager::allocate(ChunkId id, SpaceId space_id, Actions& later) {
       }
     }
     if (!victim) return false;
-    ++space.stats.evictions;
-    free_copy(*chunks_.at(*victim), space_id, later);
+    drop_for_room(*chunks_.at(*victim), space_id, later);
   }
 }
 
@@ -210,8 +209,7 @@ void MemoryManager::make_room(SpaceId space_id, std::uint64_t bytes, Acquisition
     Copy& copy = record.copies[space_id.index];
     if (copy.busy > 0 || copy.evicting) continue;
     if (!only_valid_copy(record, space_id)) {
-      ++space.stats.evictions;
-      free_copy(record, space_id, later);
+      drop_for_room(record, space_id, later);
       continue;
     }
     if (up == host()) {
@@ -227,9 +225,15 @@ void MemoryManager::make_room(SpaceId space_id, std::uint64_t bytes, Acquisition
     copy.evicting = true;
     space.lru.erase(copy.lru_position);
     copy.in_lru = false;
-    space.evicting_bytes += record.bytes;
-    ++space.stats.evictions;
+    space.evicting_bytes += record.bytes;  // counted as an eviction once the move drops it
   }
+}
+
+void MemoryManager::drop_for_room(Chunk& record, SpaceId space, Actions& later) {
+  // An eviction only if it held the current contents: memory allocated for an acquisition that
+  // then had to wait (and was never filled), or a stale copy, holds nothing worth counting.
+  if (record.copies[space.index].valid) ++spaces_[space.index]->stats.evictions;
+  free_copy(record, space, later);
 }
 
 bool MemoryManager::fetch(ChunkId id, SpaceId space, Acquisition& acquisition, Actions& later) {

@@ -356,8 +356,10 @@ MemoryStats MemoryManager::stats() const {
   MemoryStats stats;
   for (const auto& space : spaces_)
     stats.spaces.push_back(space->stats);
+  // The disk space's use is the spill store's: its files come and go on the I/O threads.
   const SpillStats spill = spill_->stats();
   stats.spaces[disk().index].used = spill.bytes_on_disk;
+  stats.spaces[disk().index].peak = spill.peak_bytes_on_disk;
   stats.bytes_moved = bytes_moved_;
   return stats;
 }

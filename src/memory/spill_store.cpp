@@ -331,6 +331,7 @@ void SpillStore::write(std::uint64_t chunk, std::span<const std::byte> data) {
   }
   it->second = Entry{data.size(), checksum};
   stats_.bytes_on_disk += data.size();
+  stats_.peak_bytes_on_disk = std::max(stats_.peak_bytes_on_disk, stats_.bytes_on_disk);
   stats_.bytes_written += data.size();
   ++stats_.writes;
 }

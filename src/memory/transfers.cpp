@@ -155,6 +155,7 @@ void MemoryManager::finish_copy(const Transfer& transfer, std::exception_ptr err
         record.version == transfer.version && source.generation == transfer.source_generation;
     if (!source.pinned() && !error && unchanged) {
       drop_copy(transfer.chunk, transfer.from, later);  // freed once nothing else copies it
+      ++src.stats.evictions;  // counted here, when the copy really leaves, not when it started
     }
   }
   // Copies that were dropped while this one used them are freed once idle; others that no task

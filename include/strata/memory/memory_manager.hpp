@@ -92,7 +92,7 @@ struct SpaceStats {
   std::uint64_t peak = 0;
   std::uint64_t hits = 0;       // acquisitions that found a valid copy here
   std::uint64_t misses = 0;     // ... that had to fetch (or allocate for a write)
-  std::uint64_t evictions = 0;  // copies moved out to make room
+  std::uint64_t evictions = 0;  // copies with current contents moved out or dropped for room
 };
 
 // Everything the manager counts: per space, and bytes moved per pair of spaces.
@@ -191,6 +191,9 @@ class MemoryManager {
   bool allocate(ChunkId id, SpaceId space, Actions& later);
   // Starts moving least-recently-used copies out of `space` until `bytes` are on their way.
   void make_room(SpaceId space, std::uint64_t bytes, Acquisition& acquisition, Actions& later);
+  // Frees an unpinned copy that is not the only valid one to make room (an eviction if it held
+  // the current contents).
+  void drop_for_room(Chunk& record, SpaceId space, Actions& later);
   bool only_valid_copy(const Chunk& record, SpaceId space) const;
   // Issues the copies that make `id` valid in `space` (through the host when needed); false
   // when the host has no room for the copy on the way.

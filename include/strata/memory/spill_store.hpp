@@ -22,9 +22,10 @@ class SpillError : public Error {
 
 // Counters of a SpillStore.
 struct SpillStats {
-  std::uint64_t files = 0;          // spill files present now
-  std::uint64_t bytes_on_disk = 0;  // their payload bytes
-  std::uint64_t bytes_written = 0;  // in total since start
+  std::uint64_t files = 0;               // spill files present now
+  std::uint64_t bytes_on_disk = 0;       // their payload bytes
+  std::uint64_t peak_bytes_on_disk = 0;  // the most bytes_on_disk has been
+  std::uint64_t bytes_written = 0;       // in total since start
   std::uint64_t bytes_read = 0;
   std::uint64_t writes = 0;
   std::uint64_t reads = 0;
