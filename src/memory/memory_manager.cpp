@@ -211,6 +211,16 @@ std::uint64_t MemoryManager::chunk_bytes(ChunkId id) const {
   return chunk(id).bytes;
 }
 
+std::vector<SpaceId> MemoryManager::valid_copies(ChunkId id) const {
+  std::lock_guard guard(state_lock_);
+  const Chunk& record = chunk(id);
+  std::vector<SpaceId> spaces;
+  for (std::uint32_t s = 0; s < record.copies.size(); ++s) {
+    if (record.copies[s].valid) spaces.push_back(SpaceId{s});
+  }
+  return spaces;
+}
+
 const std::string& MemoryManager::chunk_name(ChunkId id) const {
   std::lock_guard guard(state_lock_);
   return chunk(id).name;

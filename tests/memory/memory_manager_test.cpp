@@ -51,6 +51,38 @@ class MemoryManagerTest : public ::testing::Test {
   }
 };
 
+TEST_F(MemoryManagerTest, ItAnswersWhereValidCopiesLie) {
+  using Spaces = std::vector<SpaceId>;
+  const auto data = pattern(4 * KiB, 3);
+  const ChunkId a = manager->create_chunk("a", data.size(), data);
+  const ChunkId blank = manager->create_chunk("blank", 4 * KiB);
+  EXPECT_EQ(manager->valid_copies(a), Spaces{manager->host()});
+  EXPECT_EQ(manager->valid_copies(blank), Spaces{});
+
+  const ChunkRequest read{a, ChunkAccess::read};
+  manager->acquire(std::span(&read, 1), dev);
+  manager->release(std::span(&read, 1), dev);
+  EXPECT_EQ(manager->valid_copies(a), (Spaces{manager->host(), dev}));
+
+  // A write on the device leaves the device's copy the only valid one.
+  const ChunkRequest write{a, ChunkAccess::write};
+  manager->acquire(std::span(&write, 1), dev);
+  manager->release(std::span(&write, 1), dev);
+  EXPECT_EQ(manager->valid_copies(a), Spaces{dev});
+
+  // Filling the device (16 KiB) with chunks written there (their only copies) moves `a`, the
+  // least recently used, one tier up, to the host.
+  std::vector<ChunkId> others;
+  for (int i = 0; i < 4; ++i) {
+    others.push_back(manager->create_chunk("other", 4 * KiB));
+    const ChunkRequest other{others.back(), ChunkAccess::write};
+    manager->acquire(std::span(&other, 1), dev);
+    manager->release(std::span(&other, 1), dev);
+  }
+  manager->drain();
+  EXPECT_EQ(manager->valid_copies(a), Spaces{manager->host()});
+}
+
 TEST_F(MemoryManagerTest, ReadingInADeviceSpaceFetchesTheHostCopy) {
   const auto data = pattern(4 * KiB, 1);
   ChunkId a = manager->create_chunk("a", data.size(), data);

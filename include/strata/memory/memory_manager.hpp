@@ -139,6 +139,10 @@ class MemoryManager {
   // on it (evictions, prefetches) finish first, and their memory is freed when they end.
   void destroy_chunk(ChunkId chunk);
   std::uint64_t chunk_bytes(ChunkId chunk) const;
+  // The spaces that hold the chunk's current contents (or will, once a copy in flight lands), in
+  // space order: host, disk, then devices. For planning near the data; empty before the first
+  // write of a chunk created without data.
+  std::vector<SpaceId> valid_copies(ChunkId chunk) const;
   const std::string& chunk_name(ChunkId chunk) const;
 
   // Makes every requested chunk present in `space` (valid for reads), pinned until release():
