@@ -1,12 +1,15 @@
-# Detects the optional components (OpenCL, CUDA, MPI, HDF5) and prints one summary.
+# Detects the optional components (OpenCL, CUDA, MPI, HDF5, hwloc) and prints one summary.
 set(STRATA_HAVE_OPENCL OFF)
 set(STRATA_HAVE_CUDA OFF)
 set(STRATA_HAVE_MPI OFF)
 set(STRATA_HAVE_HDF5 OFF)
+set(STRATA_HAVE_HWLOC OFF)
 set(_strata_why_opencl "switched off (STRATA_WITH_OPENCL=OFF)")
 set(_strata_why_cuda "switched off (STRATA_WITH_CUDA=OFF)")
 set(_strata_why_mpi "switched off (STRATA_WITH_MPI=OFF)")
 set(_strata_why_hdf5 "switched off (STRATA_WITH_HDF5=OFF)")
+set(_strata_why_hwloc
+    "switched off (STRATA_WITH_HWLOC=OFF): strata info reads /proc and /sys instead")
 
 if(STRATA_WITH_OPENCL)
   find_package(OpenCL QUIET)
@@ -50,6 +53,18 @@ if(STRATA_WITH_HDF5)
   endif()
 endif()
 
+# hwloc gives `strata info` the machine topology; without it the CLI reads Linux's own files.
+if(STRATA_WITH_HWLOC)
+  pkg_check_modules(HWLOC QUIET IMPORTED_TARGET hwloc)
+  if(HWLOC_FOUND)
+    set(STRATA_HAVE_HWLOC ON)
+    set(_strata_why_hwloc "hwloc ${HWLOC_VERSION}: strata info's machine topology")
+  else()
+    set(_strata_why_hwloc
+        "not found: install libhwloc-dev; strata info reads /proc and /sys instead")
+  endif()
+endif()
+
 # The environment of tests that start MPI jobs: Open MPI as root and oversubscribed (CI machines
 # have 2 cores); its components leak at MPI_Finalize and are unloaded by then, so their leaks
 # cannot be suppressed by name (leak checks stay on in the plain, single-process runs of the same
@@ -68,5 +83,6 @@ function(strata_print_summary)
   message(STATUS "  CUDA             : ${STRATA_HAVE_CUDA} - ${_strata_why_cuda}")
   message(STATUS "  MPI              : ${STRATA_HAVE_MPI} - ${_strata_why_mpi}")
   message(STATUS "  HDF5             : ${STRATA_HAVE_HDF5} - ${_strata_why_hdf5}")
+  message(STATUS "  hwloc            : ${STRATA_HAVE_HWLOC} - ${_strata_why_hwloc}")
   message(STATUS "")
 endfunction()

@@ -9,12 +9,12 @@ packages=(
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev libstarpu-dev
   # base libraries
-  libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev libhwloc-dev libxxhash-dev libtbb-dev libcereal-dev
+  libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev libxxhash-dev libtbb-dev libcereal-dev
   # the all-pairs applications: JPEG images (libjpeg-turbo), gzipped FASTA (zlib)
   libjpeg62-turbo-dev zlib1g-dev
   # optional components detected at configure time
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
-  libopenmpi-dev openmpi-bin libhdf5-dev
+  libopenmpi-dev openmpi-bin libhdf5-dev libhwloc-dev
   # plots of benchmark results
   python3-matplotlib
 )

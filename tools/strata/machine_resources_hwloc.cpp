@@ -1,13 +1,8 @@
-#include "machine_resources.hpp"
-
-#include <fmt/format.h>
+// detect_machine_resources() from hwloc's topology, for builds where configure found hwloc.
 #include <hwloc.h>
-#include <unistd.h>
 
-#include <array>
-#include <fstream>
-#include <sstream>
-
+#include "linux_files.hpp"
+#include "machine_resources.hpp"
 #include "strata/base/error.hpp"
 
 namespace strata::cli {
@@ -55,44 +50,24 @@ std::string cpu_model(const Topology& topology) {
   return model != nullptr ? model : "";
 }
 
-// A "Name:   123 kB" line of /proc/meminfo in bytes, or 0 when absent.
-std::uint64_t meminfo_bytes(const std::string& name) {
-  std::ifstream meminfo("/proc/meminfo");
-  std::string line;
-  while (std::getline(meminfo, line)) {
-    if (!line.starts_with(name + ":")) continue;
-    std::istringstream fields(line.substr(name.size() + 1));
-    std::uint64_t kibibytes = 0;
-    fields >> kibibytes;
-    return kibibytes * 1024;
-  }
-  return 0;
-}
-
-std::string host_name() {
-  std::array<char, 256> name{};
-  if (::gethostname(name.data(), name.size() - 1) != 0) return "";
-  return name.data();
-}
-
 }  // namespace
 
 MachineResources detect_machine_resources() {
   const Topology topology;
   MachineResources resources;
-  resources.host_name = host_name();
+  resources.host_name = linux_files::host_name();
   resources.cpu_model = cpu_model(topology);
   resources.packages = topology.count(HWLOC_OBJ_PACKAGE);
   resources.physical_cores = topology.count(HWLOC_OBJ_CORE);
   resources.logical_cpus = topology.count(HWLOC_OBJ_PU);
   resources.numa_nodes = topology.count(HWLOC_OBJ_NUMANODE);
   // The kernel's total is preferred: hwloc sums NUMA nodes, which can miss hot-plugged memory.
-  resources.memory_total_bytes = meminfo_bytes("MemTotal");
+  resources.memory_total_bytes = linux_files::meminfo_bytes("MemTotal");
   if (const hwloc_obj_t root = topology.root();
       resources.memory_total_bytes == 0 && root != nullptr) {
     resources.memory_total_bytes = root->total_memory;
   }
-  resources.memory_available_bytes = meminfo_bytes("MemAvailable");
+  resources.memory_available_bytes = linux_files::meminfo_bytes("MemAvailable");
   return resources;
 }
 
