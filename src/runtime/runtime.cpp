@@ -115,8 +115,16 @@ void Runtime::trace_counter(const std::string& name, std::int64_t value) {
   core_->tracer().counter(name.c_str(), core_->trace_ns(std::chrono::steady_clock::now()), value);
 }
 
+void Runtime::add_observer(std::shared_ptr<TaskObserver> observer) {
+  core_->add_observer(std::move(observer));
+}
+
+void Runtime::remove_observer(const TaskObserver* observer) {
+  core_->remove_observer(observer);
+}
+
 void Runtime::enable_tracing() {
-  core_->tracer().enable();
+  core_->enable_tracing();
 }
 
 void Runtime::write_trace(const std::string& path) const {

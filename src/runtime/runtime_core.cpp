@@ -75,7 +75,7 @@ RuntimeCore::RuntimeCore(Config config, Runtime& facade)
   const std::uint64_t max = config_.max_tasks_in_flight;
   resume_below_ = max - std::max<std::uint64_t>(1, max / 8);
   placement_ = make_least_loaded_placement();
-  if (!config_.trace.empty()) tracer_.enable();
+  if (!config_.trace.empty()) enable_tracing();
   cpu_ = add_executor(std::make_unique<ThreadPoolExecutor>(
       "cpu", config_.effective_cpu_threads(), make_work_stealing_policy(),
       ThreadPoolExecutor::IdleSpin::while_completions_pending));
@@ -512,8 +512,8 @@ void RuntimeCore::run(ReadyTask* task, Executor& executor, unsigned worker) {
   TaskContext context(task, worker);
   // Executors that time busy periods spare the clock reads here, unless a trace wants spans.
   const bool per_task = !executor.accounts_busy_periods();
-  const bool tracing = tracer_.enabled();
-  const std::int64_t start = per_task || tracing ? now_ns() : 0;
+  const bool observing = observing_.load(std::memory_order_relaxed);
+  const std::int64_t start = per_task || observing ? now_ns() : 0;
   ++nesting;
   TaskState* const outer = std::exchange(running_task, task);
   try {
@@ -523,18 +523,23 @@ void RuntimeCore::run(ReadyTask* task, Executor& executor, unsigned worker) {
   }
   running_task = outer;
   --nesting;
-  const std::int64_t end = per_task || tracing ? now_ns() : 0;
+  const std::int64_t end = per_task || observing ? now_ns() : 0;
   WorkerCounters& counters = executor.counters(worker);
   if (per_task && nesting == 0) {
     counters.busy_ns.fetch_add(static_cast<std::uint64_t>(end - start), std::memory_order_relaxed);
   }
   counters.tasks.store(counters.tasks.load(std::memory_order_relaxed) + 1,
                        std::memory_order_relaxed);  // only this worker writes it
-  if (tracing) {
+  if (observing) {
     // A thread's spans nest properly; a worker's do not once a stand-in served it.
     const WorkerIdentity& me = current_worker();
-    const unsigned lane = me.executor == &executor ? me.lane : worker;
-    tracer_.span(task->name, task->executor.index, lane, start, end, task->bytes);
+    const TaskRun ran{
+        task->name, task->id, task->executor, worker, me.executor == &executor ? me.lane : worker,
+        start,      end,      task->bytes};
+    if (const auto observers = observers_.load(std::memory_order_acquire)) {
+      for (const auto& observer : *observers)
+        observer->on_run(ran);
+    }
   }
   task->body.reset();
   if (!task->deferred) {
@@ -697,6 +702,12 @@ void RuntimeCore::finish_one(TaskState* task, TaskStatus status,
     default:
       cancelled_.fetch_add(1, std::memory_order_relaxed);
       break;
+  }
+  if (observing_.load(std::memory_order_relaxed) && !task->internal) {
+    if (const auto observers = observers_.load(std::memory_order_acquire)) {
+      for (const auto& observer : *observers)
+        observer->on_finish(task->name, task->id, status);
+    }
   }
   task->finished.store(1, std::memory_order_release);
   task->finished.notify_all();
@@ -871,6 +882,55 @@ RunSummary RuntimeCore::summary() const {
   }
   if (hook_ != nullptr) summary.staging = hook_->summary();
   return summary;
+}
+
+namespace {
+// Gives the tracer one span per task that ran.
+class TraceObserver final : public TaskObserver {
+ public:
+  explicit TraceObserver(Tracer& tracer) : tracer_(tracer) {}
+  void on_run(const TaskRun& run) override {
+    tracer_.span(std::string(run.name), run.executor.index, run.lane, run.start_ns, run.end_ns,
+                 run.bytes);
+  }
+
+ private:
+  Tracer& tracer_;
+};
+}  // namespace
+
+void RuntimeCore::enable_tracing() {
+  tracer_.enable();
+  std::shared_ptr<TaskObserver> observer;
+  {
+    std::lock_guard guard(observers_lock_);
+    if (trace_observer_) return;
+    trace_observer_ = std::make_shared<TraceObserver>(tracer_);
+    observer = trace_observer_;
+  }
+  add_observer(std::move(observer));
+}
+
+void RuntimeCore::add_observer(std::shared_ptr<TaskObserver> observer) {
+  if (!observer) throw Error("add_observer() was given no observer");
+  std::lock_guard guard(observers_lock_);
+  auto next = std::make_shared<Observers>();
+  if (const auto current = observers_.load(std::memory_order_acquire)) *next = *current;
+  next->push_back(std::move(observer));
+  observers_.store(std::move(next), std::memory_order_release);
+  observing_.store(true, std::memory_order_release);
+}
+
+void RuntimeCore::remove_observer(const TaskObserver* observer) {
+  std::lock_guard guard(observers_lock_);
+  auto next = std::make_shared<Observers>();
+  if (const auto current = observers_.load(std::memory_order_acquire)) {
+    for (const auto& kept : *current) {
+      if (kept.get() != observer) next->push_back(kept);
+    }
+  }
+  observing_.store(!next->empty(), std::memory_order_release);
+  observers_.store(std::move(next), std::memory_order_release);
 }
 
 void RuntimeCore::write_trace(const std::string& path) const {

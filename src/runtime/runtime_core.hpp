@@ -15,6 +15,7 @@
 #include "strata/runtime/run_summary.hpp"
 #include "strata/runtime/scheduling_policy.hpp"
 #include "strata/runtime/staging.hpp"
+#include "strata/runtime/task_observer.hpp"
 #include "task_state.hpp"
 #include "tracer.hpp"
 
@@ -67,6 +68,10 @@ class RuntimeCore final : public TaskRunner {
   }
   RunSummary summary() const;
   Tracer& tracer() { return tracer_; }
+  // Starts the tracer and the observer that gives it every task's span.
+  void enable_tracing();
+  void add_observer(std::shared_ptr<TaskObserver> observer);
+  void remove_observer(const TaskObserver* observer);
   // A steady-clock time as nanoseconds on the trace's time line.
   std::int64_t trace_ns(std::chrono::steady_clock::time_point at) const {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(at - started_).count();
@@ -184,6 +189,13 @@ class RuntimeCore final : public TaskRunner {
   std::atomic<std::uint64_t> failed_{0};
   std::atomic<std::uint64_t> cancelled_{0};
   alignas(64) Tracer tracer_;
+  // Observers, replaced whole under observers_lock_ and read without it; `observing_` spares the
+  // read (an atomic shared_ptr load) to runs without observers.
+  using Observers = std::vector<std::shared_ptr<TaskObserver>>;
+  std::atomic<bool> observing_{false};
+  std::atomic<std::shared_ptr<const Observers>> observers_;
+  std::mutex observers_lock_;
+  std::shared_ptr<TaskObserver> trace_observer_;  // set once tracing is enabled
 };
 
 }  // namespace strata::runtime::detail

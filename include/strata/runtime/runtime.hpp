@@ -15,6 +15,7 @@
 #include "strata/runtime/scheduling_policy.hpp"
 #include "strata/runtime/staging.hpp"
 #include "strata/runtime/task.hpp"
+#include "strata/runtime/task_observer.hpp"
 
 namespace strata::runtime {
 
@@ -71,6 +72,11 @@ class Runtime {
 
   std::uint64_t tasks_in_flight() const;
   RunSummary summary() const;
+  // Adds a listener for task events (see task_observer.hpp); it sees tasks that run or finish
+  // from now on. The runtime holds it until remove_observer() or its own end.
+  void add_observer(std::shared_ptr<TaskObserver> observer);
+  // Stops calling `observer`; calls already under way may still be running on other threads.
+  void remove_observer(const TaskObserver* observer);
   // Starts recording per-task spans (also switched on by the `trace` setting).
   void enable_tracing();
   // Whether spans are being recorded.
