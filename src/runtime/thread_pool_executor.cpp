@@ -83,10 +83,7 @@ struct ThreadPoolExecutor::Thread {
   std::condition_variable given;
 };
 
-namespace {
-// The pool thread the calling thread is, if any.
-thread_local void* current_pool_thread = nullptr;
-}  // namespace
+thread_local ThreadPoolExecutor::Thread* ThreadPoolExecutor::current_thread_ = nullptr;
 
 ThreadPoolExecutor::ThreadPoolExecutor(std::string name, unsigned threads,
                                        std::unique_ptr<SchedulingPolicy> policy, IdleSpin idle_spin)
@@ -233,7 +230,7 @@ bool ThreadPoolExecutor::rest(unsigned worker) {
 }
 
 void ThreadPoolExecutor::thread_main(Thread* self) {
-  current_pool_thread = self;
+  current_thread_ = self;
   const std::string thread_name = (name() + "/" + std::to_string(self->lane)).substr(0, 15);
   pthread_setname_np(pthread_self(), thread_name.c_str());
   // Polling sleeps of 20 µs, not 20 µs plus the default 50 µs timer slack: a task that arrives
@@ -326,7 +323,7 @@ void ThreadPoolExecutor::give_worker(unsigned worker) {
 }
 
 void ThreadPoolExecutor::suspend_worker(unsigned worker) {
-  auto* self = static_cast<Thread*>(current_pool_thread);
+  Thread* self = current_thread_;
   // A task runs inside a busy period; the stand-in opens its own.
   end_busy(worker, now_ns());
   current_worker() = {};
@@ -336,7 +333,7 @@ void ThreadPoolExecutor::suspend_worker(unsigned worker) {
 }
 
 void ThreadPoolExecutor::resume_worker(unsigned worker) {
-  auto* self = static_cast<Thread*>(current_pool_thread);
+  Thread* self = current_thread_;
   {
     std::unique_lock guard(handoff_lock_);
     resumers_[worker].push_back(self);

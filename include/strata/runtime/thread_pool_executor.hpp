@@ -56,6 +56,8 @@ class ThreadPoolExecutor final : public Executor {
     std::uint64_t idle_since = 0;
   };
   struct Thread;
+  // The pool thread the calling thread is, if any.
+  static thread_local Thread* current_thread_;
   void thread_main(Thread* self);
   // Serves `worker` until the pool stops (false) or a resumer takes the worker back (true).
   bool serve(Thread* self, unsigned worker);
