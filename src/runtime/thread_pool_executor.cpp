@@ -178,10 +178,11 @@ ThreadPoolExecutor::Spin ThreadPoolExecutor::spin_for_work(unsigned worker) {
     if (spin.idle_since == 0) {
       spin.idle_since = now;
       deadline = now + spin_time_ns;
-    } else if (now >= deadline &&
-               !(watch_completions && now < spin.idle_since + pending_spin_time_ns &&
-                 runner_->completions_pending())) {
-      break;
+    } else if (now >= deadline) {
+      // Asked at least once when the brief spin ends, even if this thread was descheduled past
+      // the whole watch meanwhile.
+      const bool watch = watch_completions && runner_->completions_pending();
+      if (!watch || now >= spin.idle_since + pending_spin_time_ns) break;
     }
   }
   spinning_.store(0, std::memory_order_seq_cst);
