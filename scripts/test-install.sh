@@ -29,7 +29,11 @@ cmake --build build/shared -j "$(nproc)"
 cmake --install build/shared --prefix "$work/shared" >/dev/null
 consume "$work/shared"
 # The consumer and the installed CLI use the installed shared libraries, not the build tree's.
-ldd "$work/consumer-shared/consumer" | grep -q "$work/shared/lib/libstrata_runtime.so" ||
-  { echo "test-install: the consumer does not use the installed libstrata_runtime.so" >&2; exit 1; }
+# (ldd's output is kept first: grep -q would stop reading early and, under pipefail, ldd's SIGPIPE
+# would fail the check.)
+linked=$(ldd "$work/consumer-shared/consumer")
+grep -q "$work/shared/lib/libstrata_runtime.so" <<<"$linked" ||
+  { echo "test-install: the consumer does not use the installed libstrata_runtime.so:" >&2
+    echo "$linked" >&2; exit 1; }
 "$work/shared/bin/strata" info >/dev/null
 echo "test-install: both installations work"
