@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "strata/cluster/message_kinds.hpp"
-#include "strata/cluster/program.hpp"
+#include "strata/node/node.hpp"
 
 namespace {
 
@@ -138,10 +138,11 @@ int main(int argc, char** argv) {
   raw_phase((repetitions + 1) / 2);
 
   {
-    strata::cluster::ProgramOptions options;
+    strata::node::NodeOptions options;
     options.memory.host_capacity = 1ull << 30;
     options.network.piece_bytes = piece_mib << 20;
-    strata::cluster::Program program(argc, argv, options);
+    strata::node::Node node(argc, argv, options);
+    strata::cluster::Program& program = node.program();
     program.define("init", [](strata::cluster::OperationContext& context) {
       auto bytes = context.chunk(0);
       std::fill(bytes.begin(), bytes.end(), std::byte{7});

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "strata/cluster/program.hpp"
+#include "strata/node/node.hpp"
 
 using strata::cluster::ChunkRef;
 using strata::cluster::Driver;
@@ -34,7 +34,8 @@ void smooth(std::span<double> out, std::span<const double> in, double left, doub
 }  // namespace
 
 int main(int argc, char** argv) {
-  strata::cluster::Program program(argc, argv);
+  strata::node::Node node(argc, argv);
+  strata::cluster::Program& program = node.program();
   program.define("init", [](OperationContext& context) {
     const int block = context.args<int>();
     auto out = context.chunk_as<double>(0);

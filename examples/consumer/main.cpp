@@ -1,12 +1,12 @@
 // A program built outside Strata's tree against an installed Strata: a task graph on the runtime
-// and a planned job on the cluster layer, each checked against a plain computation.
+// and a planned job on the node's program, each checked against a plain computation.
 
 #include <cstdio>
 #include <numeric>
 #include <string>
 #include <vector>
 
-#include "strata/cluster/program.hpp"
+#include "strata/node/node.hpp"
 #include "strata/runtime/runtime.hpp"
 
 using strata::runtime::Access;
@@ -42,7 +42,8 @@ bool runtime_sum_of_squares() {
 
 int main(int argc, char** argv) {
   if (!runtime_sum_of_squares()) return 1;
-  strata::cluster::Program program(argc, argv);
+  strata::node::Node node(argc, argv);
+  strata::cluster::Program& program = node.program();
   program.define("fill", [](strata::cluster::OperationContext& context) {
     const int value = context.args<int>();
     for (int& x : context.chunk_as<int>(0))

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <memory>
 
 #include "rank_engine.hpp"
 
@@ -76,20 +77,75 @@ std::string EngineReport::format() const {
   return out;
 }
 
+namespace {
+
+// The device slots and working room a device space needs.
+std::uint64_t device_capacity(const ApplicationBase& app, const EngineOptions& options) {
+  std::uint64_t items = options.cache.device_bytes;
+  if (items == 0 && options.cache.device_slots != 0)
+    items = options.cache.device_slots * app.slot_bytes();
+  if (items == 0) return 0;  // the memory manager's default: 90% of the device
+  // Room for the jobs' results and for items being preprocessed from their parsed bytes.
+  return items + options.jobs_per_device * app.comparison_bytes() + 4 * app.slot_bytes();
+}
+
+std::uint64_t host_capacity(const ApplicationBase& app, const EngineOptions& options,
+                            std::size_t devices) {
+  std::uint64_t items = options.cache.host_bytes;
+  if (items == 0 && options.cache.host_slots != 0)
+    items = options.cache.host_slots * app.slot_bytes();
+  if (items == 0) items = 1ull << 30;
+  const std::uint64_t room =
+      devices * (options.jobs_per_device * app.comparison_bytes() + 8 * app.slot_bytes());
+  return items + items / 4 + room;
+}
+
+}  // namespace
+
+node::NodeOptions node_options(const ApplicationBase& application, const EngineOptions& options) {
+  node::NodeOptions made;
+  made.config = options.config;
+  made.config.backends = options.devices;
+  const std::uint64_t device = device_capacity(application, options);
+  const std::uint64_t host = host_capacity(application, options, 0);
+  const std::uint64_t room_per_device = host_capacity(application, options, 1) - host;
+  made.size_memory = [device, host, room_per_device](memory::MemoryOptions& memory,
+                                                     std::span<device::Device* const> devices) {
+    memory.device_capacity = device;
+    memory.host_capacity = host + devices.size() * room_per_device;
+  };
+  return made;
+}
+
 EngineReport run_all_pairs(const ApplicationBase& application, const EngineOptions& options,
-                           cluster::Network& network) {
+                           node::Node& node) {
   try {
-    detail::RankEngine engine(application, options, network);
+    detail::RankEngine engine(application, options, node);
     EngineReport report = engine.run();
     return report;
   } catch (const std::exception& error) {
-    if (network.size() == 1) throw;
+    if (node.size() == 1) throw;
     // A rank that fails ends the whole job: the others would wait for its work forever.
-    std::fprintf(stderr, "strata: rank %d failed in all-pairs run of %s: %s\n", network.rank(),
+    std::fprintf(stderr, "strata: rank %d failed in all-pairs run of %s: %s\n", node.rank(),
                  application.name().c_str(), error.what());
+    std::fflush(stderr);
+    node.network().abort(1);
+  }
+}
+
+EngineReport run_all_pairs(const ApplicationBase& application, const EngineOptions& options,
+                           cluster::Network& network) {
+  std::unique_ptr<node::Node> node;
+  try {
+    node = std::make_unique<node::Node>(node_options(application, options), network);
+  } catch (const std::exception& error) {
+    if (network.size() == 1) throw;
+    std::fprintf(stderr, "strata: rank %d failed to start all-pairs run of %s: %s\n",
+                 network.rank(), application.name().c_str(), error.what());
     std::fflush(stderr);
     network.abort(1);
   }
+  return run_all_pairs(application, options, *node);
 }
 
 }  // namespace strata::allpairs

@@ -50,27 +50,6 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// The device slots and working room a device space needs.
-std::uint64_t device_capacity(const ApplicationBase& app, const EngineOptions& options) {
-  std::uint64_t items = options.cache.device_bytes;
-  if (items == 0 && options.cache.device_slots != 0)
-    items = options.cache.device_slots * app.slot_bytes();
-  if (items == 0) return 0;  // the memory manager's default: 90% of the device
-  // Room for the jobs' results and for items being preprocessed from their parsed bytes.
-  return items + options.jobs_per_device * app.comparison_bytes() + 4 * app.slot_bytes();
-}
-
-std::uint64_t host_capacity(const ApplicationBase& app, const EngineOptions& options,
-                            unsigned devices) {
-  std::uint64_t items = options.cache.host_bytes;
-  if (items == 0 && options.cache.host_slots != 0)
-    items = options.cache.host_slots * app.slot_bytes();
-  if (items == 0) items = 1ull << 30;
-  const std::uint64_t room =
-      devices * (options.jobs_per_device * app.comparison_bytes() + 8 * app.slot_bytes());
-  return items + items / 4 + room;
-}
-
 }  // namespace
 
 void JobLimit::acquire() {
@@ -88,49 +67,36 @@ void JobLimit::release() {
 }
 
 RankEngine::RankEngine(const ApplicationBase& application, const EngineOptions& options,
-                       cluster::Network& network)
+                       node::Node& node)
     : app_(application),
       options_(options),
-      network_(network),
+      network_(node.network()),
       space_(space_of(application, options)),
-      rank_(network.rank()),
-      size_(network.size()),
+      rank_(node.rank()),
+      size_(node.size()),
       kinds_(RunKinds::next()),
+      runtime_(node.runtime()),
+      memory_(node.memory()),
+      staging_(node.staging()),
       skipped_items_(application.item_count()) {
   if (options_.output.empty()) throw Error("all-pairs run of " + app_.name() + ": no output file");
   if (options_.jobs_per_device == 0) throw Error("jobs_per_device must be at least 1");
-  Config config = cluster::config_for_rank(options_.config, rank_, size_);
-  config.backends = options_.devices;
-  runtime_ = std::make_unique<runtime::Runtime>(config);
-  device_set_ = device::discover_devices(config, runtime::cpu_pool_block_runner(*runtime_));
-  for (auto& device : device_set_.devices)
-    devices_.push_back(device.get());
-  if (devices_.empty()) {
-    std::string why;
-    for (const auto& report : device_set_.reports)
-      why += fmt::format(" {}: {};", device::to_string(report.backend), report.status);
-    throw Error("no device to run " + app_.name() + " on (devices \"" + options_.devices +
-                "\"):" + why);
-  }
+  choose_devices(node);
   calibrate();
-  memory::MemoryOptions memory_options;
-  memory_options.device_capacity = device_capacity(app_, options_);
-  memory_options.host_capacity =
-      host_capacity(app_, options_, static_cast<unsigned>(devices_.size()));
-  memory_ = std::make_unique<memory::MemoryManager>(memory_options, devices_);
-  staging_ = std::make_unique<runtime::ChunkStaging>(*memory_, runtime_.get());
-  runtime_->set_staging_hook(staging_.get());
-  start_devices();
+  for (device::Device* device : devices_) {
+    stages_.push_back(std::make_unique<DeviceStage>(*device));
+    limits_.push_back(std::make_unique<JobLimit>(options_.jobs_per_device));
+  }
 
   cache_ = std::make_unique<ItemCache>(
-      *runtime_, CacheLimits{options_.cache.host_slots, options_.cache.host_bytes},
+      runtime_, CacheLimits{options_.cache.host_slots, options_.cache.host_bytes},
       [this](ItemIndex item, unsigned device, runtime::DataHandle data) {
         return load(item, device, data);
       },
       [this](ItemIndex item, runtime::DataHandle data, std::optional<memory::ChunkId> chunk) {
         discard(item, data, chunk);
       });
-  remote_ = std::make_unique<cluster::RemoteChunks>(network_, *memory_, kinds_.fetch());
+  remote_ = std::make_unique<cluster::RemoteChunks>(network_, memory_, kinds_.fetch());
   if (options_.cache.distributed && size_ > 1) {
     directory_ = std::make_unique<DistributedCache>(
         network_, options_.cache.hops,
@@ -160,18 +126,32 @@ void RankEngine::calibrate() {
   }
 }
 
-void RankEngine::start_devices() {
-  for (device::Device* device : devices_) {
-    executors_.push_back(runtime::add_device(*runtime_, *device));
-    staging_->place(executors_.back().compute, memory_->space_of(*device));
-    stages_.push_back(std::make_unique<DeviceStage>(*device));
-    limits_.push_back(std::make_unique<JobLimit>(options_.jobs_per_device));
+void RankEngine::choose_devices(node::Node& node) {
+  std::vector<std::string> wanted;
+  for (std::size_t at = 0; at <= options_.devices.size();) {
+    const std::size_t comma = std::min(options_.devices.find(',', at), options_.devices.size());
+    if (comma > at) wanted.push_back(options_.devices.substr(at, comma - at));
+    at = comma + 1;
+  }
+  const auto devices = node.devices();
+  for (std::size_t d = 0; d < devices.size(); ++d) {
+    const std::string backend = device::to_string(devices[d]->info().backend);
+    if (std::find(wanted.begin(), wanted.end(), backend) == wanted.end()) continue;
+    devices_.push_back(devices[d]);
+    executors_.push_back(node.executors(d));
+  }
+  if (devices_.empty()) {
+    std::string why;
+    for (const auto& report : node.device_reports())
+      why += fmt::format(" {}: {};", device::to_string(report.backend), report.status);
+    throw Error("no device to run " + app_.name() + " on (devices \"" + options_.devices +
+                "\"; the node has:" + why + ")");
   }
 }
 
 RankEngine::~RankEngine() {
   try {
-    runtime_->wait_all();
+    runtime_.wait_all();
   } catch (...) {
   }
   // The network thread's handlers use these: replace them before the pieces go.
@@ -183,16 +163,9 @@ RankEngine::~RankEngine() {
   remote_.reset();
   cache_.reset();
   try {
-    runtime_->wait_all();
+    runtime_.wait_all();
   } catch (...) {
   }
-  // The staging layer goes while the runtime lives: it drains the memory manager, whose last
-  // copies report to the runtime's trace and whose spill jobs run on its I/O pool (a copy that
-  // completed after the runtime was gone read freed memory: seen under the thread sanitizer).
-  runtime_->set_staging_hook(nullptr);
-  staging_.reset();
-  runtime_.reset();
-  memory_.reset();
 }
 
 EngineReport RankEngine::run() {
@@ -253,7 +226,7 @@ EngineReport RankEngine::run() {
   for (auto& worker : workers)
     worker.join();
   try {
-    runtime_->wait_all();
+    runtime_.wait_all();
   } catch (...) {
     fail(std::current_exception());
   }
@@ -313,31 +286,28 @@ void RankEngine::submit_job(unsigned device, ItemIndex left, ItemIndex right) {
   limits_[device]->acquire();
   const ItemUse a = cache_->acquire(left, device);
   const ItemUse b = cache_->acquire(right, device);
-  const memory::ChunkId result_chunk =
-      memory_->create_chunk(fmt::format("comparison {},{}", left, right), app_.comparison_bytes());
-  const runtime::DataHandle result =
-      runtime_->create_data(fmt::format("comparison {},{}", left, right), app_.comparison_bytes());
-  staging_->bind(result, result_chunk);
+  const runtime::ChunkData result =
+      staging_.create_data(fmt::format("comparison {},{}", left, right), app_.comparison_bytes());
   DeviceStage& stage = *stages_[device];
   // The comparison's result comes back to the host on the device's download queue, right after
   // the kernel: no staging of its own.
   auto comparison = std::make_shared<std::vector<std::byte>>(app_.comparison_bytes());
 
-  const runtime::TaskHandle compare = runtime_->submit(
+  const runtime::TaskHandle compare = runtime_.submit(
       runtime::TaskSpec(fmt::format("compare {} {}", left, right))
           .on(executors_[device].compute)
           .after(a.ready)
           .after(b.ready)
           .reads(a.data)
           .reads(b.data)
-          .writes(result)
+          .writes(result.data)
           .footprint(2 * app_.slot_bytes()),
       [this, left, right, a, b, result, comparison, &stage](runtime::TaskContext& context) {
         if (skipped_items_[left].load() || skipped_items_[right].load()) return;
         const auto since = std::chrono::steady_clock::now();
-        const memory::ChunkView out = staging_->view(context, result);
-        const device::Event done = app_.compare(stage, left, staging_->view(context, a.data), right,
-                                                staging_->view(context, b.data), out);
+        const memory::ChunkView out = staging_.view(context, result.data);
+        const device::Event done = app_.compare(stage, left, staging_.view(context, a.data), right,
+                                                staging_.view(context, b.data), out);
         stage.time(done, since, [this](double s) { add_time(compare_stage, s); });
         // The result comes back on the compute queue itself, in order after the kernel: no
         // cross-queue wait, and no call into the backend from its completion callbacks.
@@ -350,17 +320,16 @@ void RankEngine::submit_job(unsigned device, ItemIndex left, ItemIndex right) {
   // What follows the comparison runs on the CPU pool: postprocessing, and releasing memory, which
   // may wait for copies in flight (so never on the device queue's thread that completed it).
   compare.on_complete(
-      [this, device, left, right, result, result_chunk, comparison](const runtime::TaskHandle& h) {
-        runtime_->post(runtime_->cpu(), "postprocess",
-                       [this, h, device, left, right, result, result_chunk, comparison] {
-                         finish_job(h, left, right, *comparison);
-                         staging_->unbind(result);
-                         memory_->destroy_chunk(result_chunk);
-                         cache_->release(left);
-                         cache_->release(right);
-                         limits_[device]->release();
-                         stealing_->finished(1);
-                       });
+      [this, device, left, right, result, comparison](const runtime::TaskHandle& h) {
+        runtime_.post(runtime_.cpu(), "postprocess",
+                      [this, h, device, left, right, result, comparison] {
+                        finish_job(h, left, right, *comparison);
+                        staging_.destroy_data(result);
+                        cache_->release(left);
+                        cache_->release(right);
+                        limits_[device]->release();
+                        stealing_->finished(1);
+                      });
       });
 }
 
@@ -418,8 +387,8 @@ runtime::TaskHandle RankEngine::load(ItemIndex item, unsigned device, runtime::D
 }
 
 runtime::TaskHandle RankEngine::obtain(ItemIndex item, unsigned device, runtime::DataHandle data) {
-  return runtime_->submit(
-      runtime::TaskSpec(fmt::format("obtain item {}", item)).on(runtime_->io()),
+  return runtime_.submit(
+      runtime::TaskSpec(fmt::format("obtain item {}", item)).on(runtime_.io()),
       [this, item, device, data](runtime::TaskContext& context) {
         auto completion = std::make_shared<runtime::DeferredCompletion>(context.defer_completion());
         auto from_file = [this, item, device, data, completion] {
@@ -433,31 +402,30 @@ runtime::TaskHandle RankEngine::obtain(ItemIndex item, unsigned device, runtime:
             }
           });
         };
-        directory_->lookup(
-            item, [this, item, data, completion, from_file](std::optional<int> holder) {
-              if (!holder || *holder == rank_) {
-                from_file();
-                return;
-              }
-              remote_->fetch(*holder, item,
-                             [this, item, data, completion, from_file](memory::ChunkId replica,
-                                                                       std::exception_ptr error) {
-                               if (error) {  // discarded meanwhile: load it here
-                                 from_file();
-                                 return;
-                               }
-                               remote_hits_.fetch_add(1);
-                               staging_->bind(data, replica);
-                               // Off the network thread: loaded() may release memory.
-                               runtime_->post(runtime_->cpu(), "fetched an item",
-                                              [this, item, replica, completion] {
-                                                cache_->loaded(item, replica,
-                                                               memory_->chunk_bytes(replica));
-                                                remote_->offer(item, replica);
-                                                completion->complete();
-                                              });
-                             });
-            });
+        directory_->lookup(item, [this, item, data, completion,
+                                  from_file](std::optional<int> holder) {
+          if (!holder || *holder == rank_) {
+            from_file();
+            return;
+          }
+          remote_->fetch(
+              *holder, item,
+              [this, item, data, completion, from_file](memory::ChunkId replica,
+                                                        std::exception_ptr error) {
+                if (error) {  // discarded meanwhile: load it here
+                  from_file();
+                  return;
+                }
+                remote_hits_.fetch_add(1);
+                staging_.bind(data, replica);
+                // Off the network thread: loaded() may release memory.
+                runtime_.post(runtime_.cpu(), "fetched an item", [this, item, replica, completion] {
+                  cache_->loaded(item, replica, memory_.chunk_bytes(replica));
+                  remote_->offer(item, replica);
+                  completion->complete();
+                });
+              });
+        });
       });
 }
 
@@ -470,8 +438,8 @@ runtime::TaskHandle RankEngine::load_locally(ItemIndex item, unsigned device,
     runtime::DataHandle parsed, target;
   };
   auto state = std::make_shared<Load>();
-  state->parsed = runtime_->create_data(fmt::format("parsed item {}", item));
-  state->target = runtime_->create_data(fmt::format("preprocessed item {}", item));
+  state->parsed = runtime_.create_data(fmt::format("parsed item {}", item));
+  state->target = runtime_.create_data(fmt::format("preprocessed item {}", item));
   loads_.fetch_add(1);
   const std::filesystem::path path = app_.file_of(item);
   const auto skip_or_throw = [this, item](const InputError& error) {
@@ -480,8 +448,8 @@ runtime::TaskHandle RankEngine::load_locally(ItemIndex item, unsigned device,
     skipped_items_[item].store(true);
   };
 
-  const runtime::TaskHandle read = runtime_->submit(
-      runtime::TaskSpec(fmt::format("read {}", path.filename().string())).on(runtime_->io()),
+  const runtime::TaskHandle read = runtime_.submit(
+      runtime::TaskSpec(fmt::format("read {}", path.filename().string())).on(runtime_.io()),
       [this, state, path, skip_or_throw] {
         const auto since = std::chrono::steady_clock::now();
         try {
@@ -492,7 +460,7 @@ runtime::TaskHandle RankEngine::load_locally(ItemIndex item, unsigned device,
         bytes_read_.fetch_add(state->file.size());
         add_time(read_stage, seconds_since(since));
       });
-  const runtime::TaskHandle parse = runtime_->submit(
+  const runtime::TaskHandle parse = runtime_.submit(
       runtime::TaskSpec(fmt::format("parse {}", path.filename().string())).after(read),
       [this, state, item, path, data, skip_or_throw] {
         if (skipped_items_[item].load()) return;
@@ -508,15 +476,15 @@ runtime::TaskHandle RankEngine::load_locally(ItemIndex item, unsigned device,
         state->file = {};
         state->item_bytes = app_.item_bytes(item, parsed.size());
         state->parsed_chunk =
-            memory_->create_chunk(fmt::format("parsed item {}", item), parsed.size(), parsed);
-        state->item_chunk = memory_->create_chunk(fmt::format("item {}", item), state->item_bytes);
-        staging_->bind(state->parsed, *state->parsed_chunk);
-        staging_->bind(state->target, *state->item_chunk);
-        staging_->bind(data, *state->item_chunk);
+            memory_.create_chunk(fmt::format("parsed item {}", item), parsed.size(), parsed);
+        state->item_chunk = memory_.create_chunk(fmt::format("item {}", item), state->item_bytes);
+        staging_.bind(state->parsed, *state->parsed_chunk);
+        staging_.bind(state->target, *state->item_chunk);
+        staging_.bind(data, *state->item_chunk);
         add_time(parse_stage, seconds_since(since));
       });
   DeviceStage& stage = *stages_[device];
-  const runtime::TaskHandle preprocess = runtime_->submit(
+  const runtime::TaskHandle preprocess = runtime_.submit(
       runtime::TaskSpec(fmt::format("preprocess item {}", item))
           .on(executors_[device].compute)
           .after(parse)
@@ -527,20 +495,20 @@ runtime::TaskHandle RankEngine::load_locally(ItemIndex item, unsigned device,
         if (skipped_items_[item].load()) return;
         const auto since = std::chrono::steady_clock::now();
         const device::Event done =
-            app_.preprocess(stage, item, staging_->view(context, state->parsed),
-                            staging_->view(context, state->target));
+            app_.preprocess(stage, item, staging_.view(context, state->parsed),
+                            staging_.view(context, state->target));
         stage.time(done, since, [this](double s) { add_time(preprocess_stage, s); });
         runtime::complete_when(context, done);
       });
   // Releasing the parsed bytes may wait for copies in flight: on the CPU pool, as for comparisons.
   preprocess.on_complete([this, state, item](const runtime::TaskHandle& h) {
     const bool succeeded = h.status() == runtime::TaskStatus::succeeded;
-    runtime_->post(runtime_->cpu(), "release a parsed item", [this, state, item, succeeded] {
-      staging_->unbind(state->parsed);
-      staging_->unbind(state->target);
-      if (state->parsed_chunk) memory_->destroy_chunk(*state->parsed_chunk);
+    runtime_.post(runtime_.cpu(), "release a parsed item", [this, state, item, succeeded] {
+      staging_.unbind(state->parsed);
+      staging_.unbind(state->target);
+      if (state->parsed_chunk) memory_.destroy_chunk(*state->parsed_chunk);
       if (!succeeded) {
-        if (state->item_chunk) memory_->destroy_chunk(*state->item_chunk);
+        if (state->item_chunk) memory_.destroy_chunk(*state->item_chunk);
         state->item_chunk.reset();
         return;
       }
@@ -553,10 +521,10 @@ runtime::TaskHandle RankEngine::load_locally(ItemIndex item, unsigned device,
 
 void RankEngine::discard(ItemIndex item, runtime::DataHandle data,
                          std::optional<memory::ChunkId> chunk) {
-  staging_->unbind(data);
+  staging_.unbind(data);
   if (!chunk) return;
   const memory::ChunkId id = *chunk;
-  remote_->withdraw(item, [this, id] { memory_->destroy_chunk(id); });
+  remote_->withdraw(item, [this, id] { memory_.destroy_chunk(id); });
 }
 
 void RankEngine::add_time(Stage stage, double seconds) {
@@ -640,8 +608,8 @@ EngineReport RankEngine::collect(const RankFigures& own, double seconds) {
   report.items_skipped = skipped.size();
   journal_->finish(report.pairs_total - report.pairs_skipped);
   report.seconds = seconds;
-  report.runtime_summary = runtime_->summary().format();
-  report.memory_summary = memory_->stats().format();
+  report.runtime_summary = runtime_.summary().format();
+  report.memory_summary = memory_.stats().format();
   return report;
 }
 

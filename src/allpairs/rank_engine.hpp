@@ -1,9 +1,9 @@
 #pragma once
-// RankEngine: one rank's part of an all-pairs run — its runtime, devices, memory manager, item
-// cache and distributed cache, its device workers taking blocks of the pair matrix from the work
-// stealing pool, and the jobs they submit (compare two items on a device, postprocess on the
-// CPU). Rank 0 also collects every rank's results into the journal and their figures into the
-// report.
+// RankEngine: one rank's part of an all-pairs run, on the rank's node (its runtime, devices,
+// memory manager and network) — its item cache and distributed cache, its device workers taking
+// blocks of the pair matrix from the work stealing pool, and the jobs they submit (compare two
+// items on a device, postprocess on the CPU). Rank 0 also collects every rank's results into the
+// journal and their figures into the report.
 
 #include <atomic>
 #include <condition_variable>
@@ -22,6 +22,7 @@
 #include "strata/cluster/remote_chunks.hpp"
 #include "strata/cluster/work_stealing.hpp"
 #include "strata/device/backends.hpp"
+#include "strata/node/node.hpp"
 #include "strata/runtime/chunk_staging.hpp"
 #include "strata/runtime/device_executors.hpp"
 
@@ -76,8 +77,8 @@ class JobLimit {
 
 class RankEngine {
  public:
-  RankEngine(const ApplicationBase& application, const EngineOptions& options,
-             cluster::Network& network);
+  // Computes on the node's devices of the backends options.devices lists.
+  RankEngine(const ApplicationBase& application, const EngineOptions& options, node::Node& node);
   ~RankEngine();
   RankEngine(const RankEngine&) = delete;
   RankEngine& operator=(const RankEngine&) = delete;
@@ -96,7 +97,7 @@ class RankEngine {
     calibrated_compare_stage,
     stages
   };
-  void start_devices();
+  void choose_devices(node::Node& node);
   void calibrate();
   void worker(unsigned device);
   void leaf(unsigned device, const PairBlock& block);
@@ -124,11 +125,10 @@ class RankEngine {
   const int size_;
   const RunKinds kinds_;
 
-  std::unique_ptr<runtime::Runtime> runtime_;
-  device::DeviceSet device_set_;
-  std::vector<device::Device*> devices_;
-  std::unique_ptr<memory::MemoryManager> memory_;
-  std::unique_ptr<runtime::ChunkStaging> staging_;
+  runtime::Runtime& runtime_;
+  memory::MemoryManager& memory_;
+  runtime::ChunkStaging& staging_;
+  std::vector<device::Device*> devices_;  // the node's devices this run computes on
   std::vector<runtime::DeviceExecutors> executors_;
   std::vector<std::unique_ptr<DeviceStage>> stages_;
   std::vector<std::unique_ptr<JobLimit>> limits_;

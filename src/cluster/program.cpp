@@ -13,7 +13,6 @@
 #include "plan_executor.hpp"
 #include "rank_census.hpp"
 #include "strata/cluster/message_kinds.hpp"
-#include "strata/runtime/chunk_staging.hpp"
 
 namespace strata::cluster {
 
@@ -42,43 +41,43 @@ Config config_for_rank(Config config, int rank, int size) {
 }
 
 struct Program::Parts {
-  // Declared first, destroyed last: the network thread's handlers use them until it stops.
+  // Declared first, destroyed last: the network thread's handlers use them until replaced.
   std::mutex lock;
   std::condition_variable changed;
   bool shutdown = false;
   bool aborting = false;
+  bool handlers = false;  // run() registered message handlers
 
-  ProgramOptions options;
-  Network network;
-  OperationTable operations;
-  memory::MemoryManager memory;
-  runtime::ChunkStaging staging;
-  runtime::Runtime runtime;
+  Network& network;
+  runtime::Runtime& runtime;
+  memory::MemoryManager& memory;
+  runtime::ChunkStaging& staging;
   runtime::ExecutorId network_executor;
+  OperationTable operations;
   detail::RankCensus census;
   std::unique_ptr<detail::PlanExecutor> plans;
   std::unique_ptr<Driver> driver;
 
-  Parts(int* argc, char*** argv, ProgramOptions opts)
-      : options(std::move(opts)),
-        network(argc, argv, options.network),
-        memory(options.memory, {}),
-        staging(memory),
-        runtime(config_for_rank(options.config, network.rank(), network.size())),
-        network_executor(runtime.add_executor(network.make_executor())),
-        census(network) {
-    runtime.set_staging_hook(&staging);
-  }
+  explicit Parts(const ProgramParts& parts)
+      : network(parts.network),
+        runtime(parts.runtime),
+        memory(parts.memory),
+        staging(parts.staging),
+        network_executor(parts.network_executor),
+        census(network) {}
 
   ~Parts() {
-    // Tasks finish before the pieces they use go: the runtime first, then the plan thread.
+    // Tasks finish before the pieces they use go; then no handler (they use the driver and the
+    // plans) runs any more: the network's lock orders a replaced handler after a running one.
     try {
       runtime.wait_all();
     } catch (...) {
     }
+    if (handlers) {
+      for (MessageKind kind : {kinds::plan, kinds::shutdown, kinds::progress, kinds::failure})
+        network.on(kind, [](int, std::span<const std::byte>) {});
+    }
     plans.reset();
-    // No handler (they use the driver and the plans) runs once the network thread stopped.
-    network.stop();
   }
 
   [[noreturn]] void abort_job(const std::string& message) {
@@ -95,8 +94,7 @@ struct Program::Parts {
   }
 };
 
-Program::Program(int& argc, char**& argv, ProgramOptions options)
-    : parts_(std::make_unique<Parts>(&argc, &argv, std::move(options))) {}
+Program::Program(ProgramParts parts) : parts_(std::make_unique<Parts>(parts)) {}
 
 Program::~Program() = default;
 
@@ -122,8 +120,10 @@ void Program::define(std::string name, Operation operation) {
 
 int Program::run(const std::function<void(Driver&)>& main) {
   Parts& p = *parts_;
+  if (p.plans) throw Error("a program runs once");
   p.plans = std::make_unique<detail::PlanExecutor>(p.network, p.runtime, p.memory, p.staging,
                                                    p.network_executor, p.operations);
+  p.handlers = true;
   p.network.on(kinds::plan, [&p](int, std::span<const std::byte> payload) {
     p.plans->enqueue(decode<Plan>(payload, "a plan"));
   });

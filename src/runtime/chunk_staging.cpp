@@ -20,7 +20,8 @@ memory::ChunkAccess chunk_access(Access access) {
 
 }  // namespace
 
-ChunkStaging::ChunkStaging(memory::MemoryManager& memory, Runtime* runtime) : memory_(memory) {
+ChunkStaging::ChunkStaging(memory::MemoryManager& memory, Runtime* runtime)
+    : memory_(memory), runtime_(runtime) {
   if (runtime == nullptr) return;
   memory_.set_io_executor([runtime](const char* what, std::function<void()> job) {
     runtime->post(runtime->io(), what, std::move(job));
@@ -44,6 +45,23 @@ ChunkStaging::~ChunkStaging() {
   memory_.drain();
   memory_.set_copy_observer(nullptr);
   memory_.set_io_executor(nullptr);
+}
+
+ChunkData ChunkStaging::create_data(std::string name, std::uint64_t bytes,
+                                    std::span<const std::byte> initial) {
+  if (runtime_ == nullptr)
+    throw Error("chunk staging without a runtime cannot create data '" + name + "'");
+  ChunkData made;
+  made.bytes = bytes;
+  made.chunk = memory_.create_chunk(name, bytes, initial);
+  made.data = runtime_->create_data(std::move(name), bytes);
+  bind(made.data, made.chunk);
+  return made;
+}
+
+void ChunkStaging::destroy_data(const ChunkData& data) {
+  unbind(data.data);
+  memory_.destroy_chunk(data.chunk);
 }
 
 void ChunkStaging::bind(const DataHandle& data, memory::ChunkId chunk) {

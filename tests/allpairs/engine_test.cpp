@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <thread>
 
 #include "engine_test_support.hpp"
 #include "strata/allpairs/results_file.hpp"
@@ -39,9 +40,11 @@ std::string file_bytes(const std::filesystem::path& path) {
 }
 
 // Runs the engine on every rank; on rank 0 checks every result against the direct computation.
+// With `node`, the run shares that node with other work.
 EngineReport run_and_check(const VectorApplication& app, const EngineOptions& options,
-                           const PairSpace& space) {
-  const EngineReport report = run_all_pairs(app, options, network());
+                           const PairSpace& space, node::Node* node = nullptr) {
+  const EngineReport report =
+      node ? run_all_pairs(app, options, *node) : run_all_pairs(app, options, network());
   if (network().rank() == 0) {
     std::vector<std::pair<ItemIndex, ItemIndex>> expected;
     for (const auto& pair : PairBlock::whole(space).list(space))
@@ -103,6 +106,57 @@ INSTANTIATE_TEST_SUITE_P(
                       CacheCase{"no_distributed", CacheOptions{.distributed = false}, 4},
                       CacheCase{"three_hops", CacheOptions{.host_slots = 6, .hops = 3}, 4}),
     [](const auto& test) { return std::string(test.param.name); });
+
+// One node per process: an all-pairs run and a planned job work on it at the same time, on every
+// rank, and both are correct.
+TEST(EngineOnANode, AnAllPairsRunAndAPlannedJobShareOneNode) {
+  const auto dir = shared_directory("allpairs-node");
+  if (network().rank() == 0) write_vectors(dir, items, 17);
+  barrier();
+  VectorApplication app(dir, items);
+  const EngineOptions options = options_for(dir);
+  node::Node node(node_options(app, options), network());
+  cluster::Program& program = node.program();
+  program.define("fill", [](cluster::OperationContext& op) {
+    for (std::uint64_t& word : op.chunk_as<std::uint64_t>(0))
+      word = op.args<std::uint64_t>();
+  });
+  program.define("add", [](cluster::OperationContext& op) {
+    auto out = op.chunk_as<std::uint64_t>(0);
+    const auto in = op.chunk_as<std::uint64_t>(1);
+    for (std::size_t i = 0; i < out.size(); ++i)
+      out[i] += in[i];
+  });
+  EngineReport report;
+  std::thread all_pairs(
+      [&] { report = run_and_check(app, options, PairSpace::all_pairs(items), &node); });
+  // A chain of additions that moves a chunk through every rank while the pairs are computed.
+  constexpr std::size_t words = 1024;
+  std::vector<std::byte> total;
+  const int status = program.run([&](cluster::Driver& driver) {
+    const cluster::ChunkRef sum = driver.create_chunk("sum", 8 * words, 0);
+    driver.run_with(0, "fill", {{sum, runtime::Access::write}}, std::uint64_t{1});
+    for (int step = 0; step < 3 * driver.size(); ++step) {
+      const int rank = step % driver.size();
+      const cluster::ChunkRef part = driver.create_chunk("part", 8 * words, rank);
+      driver.run_with(rank, "fill", {{part, runtime::Access::write}},
+                      static_cast<std::uint64_t>(step));
+      driver.run(rank, "add", {{sum, runtime::Access::read_write}, {part, runtime::Access::read}});
+    }
+    total = driver.fetch(sum);
+  });
+  all_pairs.join();
+  EXPECT_EQ(status, 0);
+  if (network().rank() == 0) {
+    EXPECT_EQ(report.pairs_computed, std::uint64_t{items} * (items - 1) / 2);
+    const std::uint64_t steps = 3 * static_cast<std::uint64_t>(network().size());
+    ASSERT_EQ(total.size(), 8 * words);
+    const auto* sums = reinterpret_cast<const std::uint64_t*>(total.data());
+    for (std::size_t i = 0; i < words; ++i)
+      ASSERT_EQ(sums[i], 1 + steps * (steps - 1) / 2) << "word " << i;
+  }
+  barrier();
+}
 
 TEST(Engine, SmallHostCacheLoadsItemsAgain) {
   if (network().size() > 1) GTEST_SKIP() << "single-process figure";

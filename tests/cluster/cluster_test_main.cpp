@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "cluster_test_support.hpp"
+#include "strata/node/node.hpp"
 
 namespace strata::cluster::testing {
 Driver* the_driver = nullptr;
@@ -13,10 +14,11 @@ runtime::Runtime* the_runtime = nullptr;
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
-  strata::cluster::ProgramOptions options;
+  strata::node::NodeOptions options;
   options.memory.host_capacity = 64ull << 20;
   options.network.piece_bytes = 4096;  // small pieces: every transfer here moves several
-  strata::cluster::Program program(argc, argv, options);
+  strata::node::Node node(argc, argv, options);
+  strata::cluster::Program& program = node.program();
   strata::cluster::testing::define_operations(program);
   strata::cluster::testing::the_runtime = &program.runtime();
   int tests = 0;

@@ -10,10 +10,11 @@
 #include <string>
 #include <thread>
 
-#include "strata/cluster/program.hpp"
+#include "strata/node/node.hpp"
 
 int main(int argc, char** argv) {
-  strata::cluster::Program program(argc, argv);
+  strata::node::Node node(argc, argv);
+  strata::cluster::Program& program = node.program();
   if (argc != 3) {
     std::cerr << "usage: failing_program throw|kill|abort RANK\n";
     return 2;

@@ -10,7 +10,7 @@
 #include "strata/allpairs/engine.hpp"
 #include "strata/base/error.hpp"
 #include "strata/base/units.hpp"
-#include "strata/cluster/network.hpp"
+#include "strata/node/node.hpp"
 
 namespace strata::cli {
 
@@ -122,14 +122,14 @@ int run(const EffectiveConfig& effective, const AllPairsOptions& options) {
   engine.cache.distributed = !options.no_distributed;
   engine.cache.hops = options.hops;
 
-  cluster::Network network(nullptr, nullptr);
   ProgressLine line;
   if (!options.quiet) {
     engine.progress = [&line](const allpairs::Progress& progress) { line.update(bar(progress)); };
   }
   const std::unique_ptr<allpairs::ApplicationBase> application = app.open(dir);
-  const allpairs::EngineReport report = allpairs::run_all_pairs(*application, engine, network);
-  if (network.rank() != 0) return 0;
+  node::Node node(allpairs::node_options(*application, engine));
+  const allpairs::EngineReport report = allpairs::run_all_pairs(*application, engine, node);
+  if (node.rank() != 0) return 0;
   if (!options.quiet) {
     allpairs::Progress last{report.pairs_total, report.pairs_total, report.seconds};
     line.finish(bar(last));

@@ -17,6 +17,7 @@
 #include "strata/allpairs/pair_space.hpp"
 #include "strata/base/config.hpp"
 #include "strata/cluster/network.hpp"
+#include "strata/node/node.hpp"
 
 namespace strata::allpairs {
 
@@ -58,7 +59,8 @@ struct EngineOptions {
   // (0: use the means measured during the run, as the paper did, which include waiting for a
   // busy CPU when the CPU backend is the device).
   ItemIndex calibration_items = 8;
-  Config config = Config::from_environment();  // the runtime's settings (threads, trace, ...)
+  // The runtime's settings (threads, trace, ...) of a node built by node_options().
+  Config config = Config::from_environment();
   std::function<void(const Progress&)> progress;
 };
 
@@ -105,8 +107,17 @@ struct EngineReport {
   std::string format() const;
 };
 
-// Runs `application` over `network`'s ranks (a cluster of one when started plainly): every
-// rank calls it alike; rank 0 writes the results and returns the cluster's report.
+// The node a run of its own needs: options.config with options.devices as its backends, and
+// memory spaces sized for the caches (cache.device_*, cache.host_*) and the jobs in flight.
+node::NodeOptions node_options(const ApplicationBase& application, const EngineOptions& options);
+
+// Runs `application` over the node's ranks (a cluster of one when started plainly) on the node's
+// devices of the backends options.devices lists, beside any other work on the node: every rank
+// calls it alike; rank 0 writes the results and returns the cluster's report. The node's memory
+// capacities bound the caches (build it with node_options() for cache sizes below memory).
+EngineReport run_all_pairs(const ApplicationBase& application, const EngineOptions& options,
+                           node::Node& node);
+// The same on a node of its own, built by node_options() over `network`.
 EngineReport run_all_pairs(const ApplicationBase& application, const EngineOptions& options,
                            cluster::Network& network);
 

@@ -1,8 +1,7 @@
 #pragma once
-// Program: one Strata program over a cluster. Every rank constructs it and defines the same
-// operations; run() then executes the user's main on rank 0 (the driver) while the other ranks
-// execute their part of the plans. Started plainly it is a cluster of one; started by
-// `mpirun -n N` (or `strata launch -n N`) its processes form a cluster.
+// Program: one Strata program over a cluster, on the parts of a node (strata/node/node.hpp builds
+// them; `node.program()`). Every rank defines the same operations; run() then executes the user's
+// main on rank 0 (the driver) while the other ranks execute their part of the plans.
 //
 // Failure: when any rank fails (a task throws, the rank aborts or is killed), the driver prints
 // which rank failed and its error and every rank exits non-zero — never a hang.
@@ -16,6 +15,7 @@
 #include "strata/cluster/network.hpp"
 #include "strata/cluster/operation.hpp"
 #include "strata/memory/memory_manager.hpp"
+#include "strata/runtime/chunk_staging.hpp"
 #include "strata/runtime/runtime.hpp"
 
 namespace strata::cluster {
@@ -24,16 +24,19 @@ namespace strata::cluster {
 // becomes "run.rank1.json").
 Config config_for_rank(Config config, int rank, int size);
 
-struct ProgramOptions {
-  Config config = Config::from_environment();
-  memory::MemoryOptions memory;
-  NetworkOptions network;
+// The parts of a process a program plans onto; they outlive the program.
+struct ProgramParts {
+  Network& network;
+  runtime::Runtime& runtime;
+  memory::MemoryManager& memory;
+  runtime::ChunkStaging& staging;
+  runtime::ExecutorId network_executor;  // the network's executor in `runtime`
 };
 
 class Program {
  public:
-  // Joins the MPI job when launched by one (MPI may remove its arguments from argc/argv).
-  Program(int& argc, char**& argv, ProgramOptions options = {});
+  explicit Program(ProgramParts parts);
+  // Waits for this program's tasks; its message handlers run no more.
   ~Program();
   Program(const Program&) = delete;
   Program& operator=(const Program&) = delete;

@@ -5,12 +5,22 @@
 
 #include <map>
 #include <mutex>
+#include <span>
+#include <string>
 
 #include "strata/memory/memory_manager.hpp"
 #include "strata/runtime/runtime.hpp"
 #include "strata/runtime/staging.hpp"
 
 namespace strata::runtime {
+
+// A piece of data named once: the runtime's handle for ordering tasks and the memory manager's
+// chunk that holds its bytes, bound together.
+struct ChunkData {
+  DataHandle data;
+  memory::ChunkId chunk;
+  std::uint64_t bytes = 0;
+};
 
 class ChunkStaging final : public StagingHook {
  public:
@@ -26,6 +36,13 @@ class ChunkStaging final : public StagingHook {
   ~ChunkStaging() override;
   ChunkStaging(const ChunkStaging&) = delete;
   ChunkStaging& operator=(const ChunkStaging&) = delete;
+
+  // Creates a chunk of `bytes` (with `initial` contents, on the host, if given) and a data
+  // handle of the same name backed by it. Needs the runtime given at construction.
+  ChunkData create_data(std::string name, std::uint64_t bytes,
+                        std::span<const std::byte> initial = {});
+  // Unbinds and destroys what create_data() made; no task may declare it any more.
+  void destroy_data(const ChunkData& data);
 
   // Backs `data` by `chunk`; accesses to unbound data are ordered but not staged.
   void bind(const DataHandle& data, memory::ChunkId chunk);
@@ -48,6 +65,7 @@ class ChunkStaging final : public StagingHook {
   memory::SpaceId space_of(ExecutorId executor) const;
 
   memory::MemoryManager& memory_;
+  Runtime* runtime_;
   mutable std::mutex lock_;
   std::map<std::uint64_t, memory::ChunkId> bindings_;  // DataHandle id -> chunk
   std::map<std::uint32_t, memory::SpaceId> placements_;

@@ -1,0 +1,93 @@
+#pragma once
+// Node: everything one process runs, built from one configuration in a fixed order and torn down
+// in the reverse one — the network (MPI when started by an MPI launcher, else a cluster of one),
+// the runtime, the devices found, the memory manager with a space per device, chunk staging, each
+// device's compute and copy executors, the network's executor and the program that executes
+// plans. Front ends take these parts from the node; several can work on one node at once.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "strata/base/config.hpp"
+#include "strata/cluster/network.hpp"
+#include "strata/cluster/program.hpp"
+#include "strata/device/backends.hpp"
+#include "strata/memory/memory_manager.hpp"
+#include "strata/runtime/chunk_staging.hpp"
+#include "strata/runtime/device_executors.hpp"
+#include "strata/runtime/runtime.hpp"
+
+namespace strata::node {
+
+// What a node is built from.
+struct NodeOptions {
+  // The runtime's settings and the devices to use (`backends`, `opencl_*`); with several ranks
+  // each writes its own trace ("run.json" becomes "run.rank1.json").
+  Config config = Config::from_environment();
+  memory::MemoryOptions memory;
+  cluster::NetworkOptions network;
+  // Sizes the memory spaces once the devices are known (room per device, say); optional.
+  std::function<void(memory::MemoryOptions&, std::span<device::Device* const>)> size_memory;
+};
+
+class Node {
+ public:
+  // Joins the MPI job when started by an MPI launcher (MPI may remove its arguments).
+  Node(int& argc, char**& argv, NodeOptions options = {});
+  // The same without command-line arguments.
+  explicit Node(NodeOptions options = {});
+  // On a network the caller keeps (it outlives the node): a process that builds several nodes
+  // one after another in one MPI job, as test programs do.
+  Node(NodeOptions options, cluster::Network& network);
+  // Waits for every task, then takes the parts down in reverse order.
+  ~Node();
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+
+  int rank() const;
+  int size() const;
+  const Config& config() const;
+
+  cluster::Network& network();
+  runtime::Runtime& runtime();
+  memory::MemoryManager& memory();
+  runtime::ChunkStaging& staging();
+  // Plans: define operations on every rank, then run the driver's main (see program.hpp).
+  cluster::Program& program();
+
+  // The devices found, in the configuration's backend order, and what each backend reported.
+  std::span<device::Device* const> devices() const;
+  const std::vector<device::BackendReport>& device_reports() const;
+  // The executors of devices()[device]: its compute queue (whose tasks get their chunks in the
+  // device's memory space) and its two copy queues.
+  const runtime::DeviceExecutors& executors(std::size_t device) const;
+  runtime::ExecutorId network_executor() const;
+
+  // A piece of data named once: a chunk (with `initial` contents on the host, if given) and the
+  // runtime's handle for it, bound so that tasks that declare the handle find the chunk in their
+  // executor's memory space.
+  runtime::ChunkData create_data(std::string name, std::uint64_t bytes,
+                                 std::span<const std::byte> initial = {});
+  // Destroys it; no task may declare it any more.
+  void destroy_data(const runtime::ChunkData& data);
+
+ private:
+  void build(NodeOptions options);
+
+  std::unique_ptr<cluster::Network> owned_network_;
+  cluster::Network* network_ = nullptr;
+  std::unique_ptr<runtime::Runtime> runtime_;
+  device::DeviceSet device_set_;
+  std::vector<device::Device*> devices_;
+  std::unique_ptr<memory::MemoryManager> memory_;
+  std::unique_ptr<runtime::ChunkStaging> staging_;
+  std::vector<runtime::DeviceExecutors> executors_;
+  runtime::ExecutorId network_executor_;
+  std::unique_ptr<cluster::Program> program_;
+};
+
+}  // namespace strata::node

@@ -1,0 +1,112 @@
+#include "strata/node/node.hpp"
+
+#include <utility>
+
+namespace strata::node {
+
+Node::Node(int& argc, char**& argv, NodeOptions options)
+    : owned_network_(std::make_unique<cluster::Network>(&argc, &argv, options.network)) {
+  network_ = owned_network_.get();
+  build(std::move(options));
+}
+
+Node::Node(NodeOptions options)
+    : owned_network_(std::make_unique<cluster::Network>(nullptr, nullptr, options.network)) {
+  network_ = owned_network_.get();
+  build(std::move(options));
+}
+
+Node::Node(NodeOptions options, cluster::Network& network) : network_(&network) {
+  build(std::move(options));
+}
+
+void Node::build(NodeOptions options) {
+  runtime_ = std::make_unique<runtime::Runtime>(
+      cluster::config_for_rank(options.config, network_->rank(), network_->size()));
+  // CPU kernels' blocks run on the runtime's CPU pool.
+  device_set_ =
+      device::discover_devices(runtime_->config(), runtime::cpu_pool_block_runner(*runtime_));
+  for (auto& device : device_set_.devices)
+    devices_.push_back(device.get());
+  if (options.size_memory) options.size_memory(options.memory, devices_);
+  memory_ = std::make_unique<memory::MemoryManager>(options.memory, devices_);
+  staging_ = std::make_unique<runtime::ChunkStaging>(*memory_, runtime_.get());
+  runtime_->set_staging_hook(staging_.get());
+  for (device::Device* device : devices_) {
+    executors_.push_back(runtime::add_device(*runtime_, *device));
+    staging_->place(executors_.back().compute, memory_->space_of(*device));
+  }
+  network_executor_ = runtime_->add_executor(network_->make_executor());
+  program_ = std::make_unique<cluster::Program>(
+      cluster::ProgramParts{*network_, *runtime_, *memory_, *staging_, network_executor_});
+}
+
+Node::~Node() {
+  try {
+    runtime_->wait_all();
+  } catch (...) {
+  }
+  // No message handler runs once an owned network stopped; on a network the caller keeps, the
+  // program replaces its handlers as it goes.
+  if (owned_network_) owned_network_->stop();
+  program_.reset();
+  // Staging goes while the runtime lives: it drains the memory manager, whose last copies report
+  // to the runtime's trace and whose spill jobs run on its I/O pool.
+  runtime_->set_staging_hook(nullptr);
+  staging_.reset();
+  // The runtime's executors use the devices and the network; the memory manager's buffers belong
+  // to the devices.
+  runtime_.reset();
+  memory_.reset();
+  devices_.clear();
+  device_set_ = {};
+  owned_network_.reset();
+}
+
+int Node::rank() const {
+  return network_->rank();
+}
+int Node::size() const {
+  return network_->size();
+}
+const Config& Node::config() const {
+  return runtime_->config();
+}
+cluster::Network& Node::network() {
+  return *network_;
+}
+runtime::Runtime& Node::runtime() {
+  return *runtime_;
+}
+memory::MemoryManager& Node::memory() {
+  return *memory_;
+}
+runtime::ChunkStaging& Node::staging() {
+  return *staging_;
+}
+cluster::Program& Node::program() {
+  return *program_;
+}
+std::span<device::Device* const> Node::devices() const {
+  return devices_;
+}
+const std::vector<device::BackendReport>& Node::device_reports() const {
+  return device_set_.reports;
+}
+const runtime::DeviceExecutors& Node::executors(std::size_t device) const {
+  return executors_.at(device);
+}
+runtime::ExecutorId Node::network_executor() const {
+  return network_executor_;
+}
+
+runtime::ChunkData Node::create_data(std::string name, std::uint64_t bytes,
+                                     std::span<const std::byte> initial) {
+  return staging_->create_data(std::move(name), bytes, initial);
+}
+
+void Node::destroy_data(const runtime::ChunkData& data) {
+  staging_->destroy_data(data);
+}
+
+}  // namespace strata::node
