@@ -6,6 +6,7 @@
 
 #include "plan_executor.hpp"
 #include "strata/cluster/message_kinds.hpp"
+#include "strata/cluster/serialization.hpp"
 
 namespace strata::cluster {
 
@@ -21,10 +22,12 @@ RankFailed::RankFailed(int rank, std::string task, std::string error)
       task_(std::move(task)),
       error_(std::move(error)) {}
 
-Driver::Driver(Network& network, detail::PlanExecutor& local, const OperationTable& operations)
+Driver::Driver(Network& network, detail::PlanExecutor& local, const OperationTable& operations,
+               const PlanKindTable& kinds)
     : network_(network),
       local_(local),
       operations_(operations),
+      kinds_(kinds),
       planned_(static_cast<std::size_t>(network.size()), 0),
       finished_(static_cast<std::size_t>(network.size()), 0) {}
 
@@ -65,23 +68,54 @@ void Driver::add(Batch& batch, int rank, PlanOp op) {
 }
 
 void Driver::post(Batch& batch) {
+  if (batching_ > 0) {
+    for (auto& [rank, plan] : batch) {
+      auto& ops = pending_[rank].ops;
+      ops.insert(ops.end(), std::make_move_iterator(plan.ops.begin()),
+                 std::make_move_iterator(plan.ops.end()));
+    }
+    return;
+  }
   for (auto& [rank, plan] : batch) {
     planned_[static_cast<std::size_t>(rank)] += plan.ops.size();
     stats_.operations += plan.ops.size();
+    ++stats_.messages;
     network_.post_value(rank, kinds::plan, plan);
   }
+}
+
+void Driver::begin_batch() {
+  ++batching_;
+}
+
+void Driver::end_batch() {
+  if (batching_ == 0) throw Error("end_batch() without begin_batch()");
+  if (--batching_ > 0) return;
+  Batch batch = std::move(pending_);
+  pending_.clear();
+  post(batch);
+}
+
+void Driver::flush() {
+  if (batching_ == 0) return;
+  const unsigned depth = batching_;
+  batching_ = 0;
+  Batch batch = std::move(pending_);
+  pending_.clear();
+  post(batch);
+  batching_ = depth;
 }
 
 void Driver::make_present(ChunkRef chunk, Entry& entry, int rank, Batch& batch) {
   if (entry.holders.count(rank) != 0) return;
   // Prefer the home rank's copy, else the lowest-numbered holder.
-  const int source = entry.holders.count(entry.home) != 0 ? entry.home : *entry.holders.begin();
+  const int source = source_of(entry);
   const std::uint64_t transfer = next_transfer_++;
-  PlanOp send{OpKind::send, 0,       {}, {}, {access_of(chunk, entry, runtime::Access::read)},
-              rank,         transfer};
+  PlanOp send{op_kinds::send, 0,       {}, {}, {access_of(chunk, entry, runtime::Access::read)},
+              rank,           transfer};
   PlanOp receive{
-      OpKind::receive, 0,       {}, {}, {access_of(chunk, entry, runtime::Access::write)},
-      source,          transfer};
+      op_kinds::receive, 0, {}, {}, {access_of(chunk, entry, runtime::Access::write)}, source,
+      transfer};
   add(batch, source, std::move(send));
   add(batch, rank, std::move(receive));
   entry.holders.insert(rank);
@@ -99,11 +133,11 @@ void Driver::write(ChunkRef chunk, std::span<const std::byte> bytes) {
   Batch batch;
   for (int holder : target.holders) {
     if (holder == target.home) continue;
-    add(batch, holder, PlanOp{OpKind::drop, 0, {}, {}, {access_of(chunk, target, {})}, -1, 0});
+    add(batch, holder, PlanOp{op_kinds::drop, 0, {}, {}, {access_of(chunk, target, {})}, -1, 0});
     ++stats_.replicas_dropped;
   }
   add(batch, target.home,
-      PlanOp{OpKind::write_in,
+      PlanOp{op_kinds::write_in,
              0,
              {},
              std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
@@ -117,26 +151,38 @@ void Driver::write(ChunkRef chunk, std::span<const std::byte> bytes) {
 void Driver::run(int rank, const std::string& operation, const std::vector<Use>& uses,
                  std::string args) {
   check_failure();
-  check_rank(rank, ("operation '" + operation + "'").c_str());
   operations_.find(operation);  // throws, naming what is defined, if it is not
+  add_planned(rank, op_kinds::execute, operation, uses, std::move(args));
+}
+
+void Driver::plan(int rank, const std::string& kind, const std::vector<Use>& uses, std::string args,
+                  std::string label) {
+  check_failure();
+  kinds_.find(kind);  // throws, naming what is defined, if it is not
+  add_planned(rank, kind, label.empty() ? kind : std::move(label), uses, std::move(args));
+}
+
+void Driver::add_planned(int rank, const std::string& kind, const std::string& name,
+                         const std::vector<Use>& uses, std::string args) {
+  check_rank(rank, ("operation '" + name + "'").c_str());
   Batch batch;
-  PlanOp execute{OpKind::execute, 0, operation, std::move(args), {}, -1, 0};
+  PlanOp op{kind, 0, name, std::move(args), {}, -1, 0};
   std::set<std::uint64_t> seen;
   for (const Use& use : uses) {
-    Entry& used = entry(use.chunk, ("operation '" + operation + "'").c_str());
+    Entry& used = entry(use.chunk, ("operation '" + name + "'").c_str());
     if (!seen.insert(use.chunk.id).second) {
-      throw Error("operation '" + operation + "' declares chunk '" + used.name + "' twice");
+      throw Error("operation '" + name + "' declares chunk '" + used.name + "' twice");
     }
     if (reads(use.mode)) {
       if (used.holders.empty()) {
-        throw Error("operation '" + operation + "' reads chunk '" + used.name +
+        throw Error("operation '" + name + "' reads chunk '" + used.name +
                     "', which nothing has written yet");
       }
       make_present(use.chunk, used, rank, batch);
     }
-    execute.accesses.push_back(access_of(use.chunk, used, use.mode));
+    op.accesses.push_back(access_of(use.chunk, used, use.mode));
   }
-  add(batch, rank, std::move(execute));
+  add(batch, rank, std::move(op));
   // A write leaves the writer's copy the only valid one: the other ranks drop theirs (after
   // their local readers, and after any send planned above).
   for (const Use& use : uses) {
@@ -145,7 +191,7 @@ void Driver::run(int rank, const std::string& operation, const std::vector<Use>&
     for (int holder : written.holders) {
       if (holder == rank) continue;
       add(batch, holder,
-          PlanOp{OpKind::drop, 0, {}, {}, {access_of(use.chunk, written, {})}, -1, 0});
+          PlanOp{op_kinds::drop, 0, {}, {}, {access_of(use.chunk, written, {})}, -1, 0});
       ++stats_.replicas_dropped;
     }
     written.holders = {rank};
@@ -153,12 +199,112 @@ void Driver::run(int rank, const std::string& operation, const std::vector<Use>&
   post(batch);
 }
 
+int Driver::source_of(const Entry& entry) const {
+  return entry.holders.count(entry.home) != 0 ? entry.home : *entry.holders.begin();
+}
+
+void Driver::copy_box(ChunkRef from, const memory::Box& from_box, ChunkRef to,
+                      const memory::Box& to_box, std::uint32_t element_bytes) {
+  check_failure();
+  const Entry& source = entry(from, "copy_box");
+  const Entry& target = entry(to, "copy_box");
+  from_box.check(element_bytes, source.bytes, "copy_box from chunk '" + source.name + "'");
+  to_box.check(element_bytes, target.bytes, "copy_box into chunk '" + target.name + "'");
+  if (from_box.elements() != to_box.elements()) {
+    throw Error("copy_box from chunk '" + source.name + "' " + from_box.describe() +
+                " into chunk '" + target.name + "' " + to_box.describe() + ": the extents differ");
+  }
+  if (source.holders.empty()) {
+    throw Error("copy_box reads chunk '" + source.name + "', which nothing has written yet");
+  }
+  const int reader = source_of(source);
+  // The box is written where the target's copy is (its home when it has none).
+  const int writer = target.holders.empty() ? target.home : source_of(target);
+  const runtime::Access write_mode =
+      target.holders.empty() ? runtime::Access::write : runtime::Access::read_write;
+  const auto encode_args = [element_bytes](const memory::Box& a, const memory::Box& b) {
+    const std::vector<std::byte> bytes = encode(BoxCopy{a, b, element_bytes});
+    return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  };
+  const PlanBatch one_message(*this);
+  if (reader == writer) {
+    add_planned(writer, "copy_box", "copy_box", {{from, runtime::Access::read}, {to, write_mode}},
+                encode_args(from_box, to_box));
+    return;
+  }
+  // Only the box's bytes travel: packed on the reader, sent, unpacked on the writer.
+  std::vector<std::uint64_t> extent(from_box.extent.begin(),
+                                    from_box.extent.begin() + from_box.dims);
+  const memory::Box packed = memory::Box::whole(extent);
+  const ChunkRef box = create_chunk("box of " + source.name + " for " + target.name,
+                                    from_box.elements() * element_bytes, reader);
+  add_planned(reader, "copy_box", "copy_box",
+              {{from, runtime::Access::read}, {box, runtime::Access::write}},
+              encode_args(from_box, packed));
+  add_planned(writer, "copy_box", "copy_box", {{box, runtime::Access::read}, {to, write_mode}},
+              encode_args(packed, to_box));
+  destroy(box);
+}
+
+void Driver::reduce(const std::vector<ChunkRef>& partials, ChunkRef result, memory::ReduceOp op,
+                    device::ElementType type) {
+  check_failure();
+  if (partials.empty()) throw Error("reduce: no partial results");
+  const Entry& into = entry(result, "reduce");
+  const std::uint64_t bytes = into.bytes;
+  // Level 1: each rank combines the partials it holds into an accumulator of its own.
+  std::map<int, std::vector<ChunkRef>> by_rank;
+  for (const ChunkRef& partial : partials) {
+    const Entry& part = entry(partial, "reduce");
+    if (part.bytes != bytes) {
+      throw Error("reduce: partial '" + part.name + "' has " + std::to_string(part.bytes) +
+                  " bytes, the result '" + into.name + "' " + std::to_string(bytes));
+    }
+    if (part.holders.empty()) {
+      throw Error("reduce: partial '" + part.name + "' was never written");
+    }
+    by_rank[source_of(part)].push_back(partial);
+  }
+  const auto encode_args = [op, type](bool assign) {
+    const std::vector<std::byte> encoded = encode(Combine{op, type, assign});
+    return std::string(reinterpret_cast<const char*>(encoded.data()), encoded.size());
+  };
+  const std::string label = "reduce " + std::string(memory::to_string(op)) + " into " + into.name;
+  const PlanBatch one_message(*this);
+  std::vector<int> ranks;
+  std::vector<ChunkRef> accumulators;
+  for (const auto& [rank, held] : by_rank) {
+    const ChunkRef accumulator =
+        create_chunk(into.name + " (partial of rank " + std::to_string(rank) + ")", bytes, rank);
+    std::vector<Use> uses{{accumulator, runtime::Access::write}};
+    for (const ChunkRef& partial : held)
+      uses.push_back({partial, runtime::Access::read});
+    add_planned(rank, "combine", label, uses, encode_args(true));
+    ranks.push_back(rank);
+    accumulators.push_back(accumulator);
+  }
+  // Level 2: a binary tree over the ranks; each step moves one accumulator to its partner.
+  for (std::size_t stride = 1; stride < ranks.size(); stride *= 2) {
+    for (std::size_t i = 0; i + stride < ranks.size(); i += 2 * stride) {
+      add_planned(ranks[i], "combine", label,
+                  {{accumulators[i], runtime::Access::read_write},
+                   {accumulators[i + stride], runtime::Access::read}},
+                  encode_args(false));
+    }
+  }
+  add_planned(ranks[0], "combine", label,
+              {{result, runtime::Access::write}, {accumulators[0], runtime::Access::read}},
+              encode_args(true));
+  for (const ChunkRef& accumulator : accumulators)
+    destroy(accumulator);
+}
+
 void Driver::destroy(ChunkRef chunk) {
   check_failure();
   Entry& gone = entry(chunk, "destroy");
   Batch batch;
   for (int holder : gone.holders) {
-    add(batch, holder, PlanOp{OpKind::drop, 0, {}, {}, {access_of(chunk, gone, {})}, -1, 0});
+    add(batch, holder, PlanOp{op_kinds::drop, 0, {}, {}, {access_of(chunk, gone, {})}, -1, 0});
   }
   chunks_.erase(chunk.id);
   post(batch);
@@ -173,14 +319,21 @@ std::vector<std::byte> Driver::fetch(ChunkRef chunk) {
   Batch batch;
   make_present(chunk, fetched, network_.rank(), batch);
   add(batch, network_.rank(),
-      PlanOp{
-          OpKind::read_back, 0, {}, {}, {access_of(chunk, fetched, runtime::Access::read)}, -1, 0});
+      PlanOp{op_kinds::read_back,
+             0,
+             {},
+             {},
+             {access_of(chunk, fetched, runtime::Access::read)},
+             -1,
+             0});
   const std::uint64_t op = batch[network_.rank()].ops.back().id;
   post(batch);
+  flush();  // the driver waits for the bytes: what is batched goes now
   return local_.take_read_back(op, [this] { check_failure(); });
 }
 
 void Driver::wait_all() {
+  flush();
   std::unique_lock guard(lock_);
   changed_.wait(guard, [&] {
     if (failure_) return true;

@@ -36,13 +36,21 @@ std::string error_text(const runtime::TaskHandle& task) {
 
 PlanExecutor::PlanExecutor(Network& network, runtime::Runtime& runtime,
                            memory::MemoryManager& memory, runtime::ChunkStaging& staging,
-                           runtime::ExecutorId network_executor, const OperationTable& operations)
+                           runtime::ExecutorId network_executor, const OperationTable& operations,
+                           const PlanKindTable& kinds)
     : network_(network),
       runtime_(runtime),
       memory_(memory),
       staging_(staging),
       network_executor_(network_executor),
       operations_(operations),
+      kinds_(kinds),
+      builtin_{{op_kinds::execute, &PlanExecutor::execute},
+               {op_kinds::send, &PlanExecutor::send},
+               {op_kinds::receive, &PlanExecutor::receive},
+               {op_kinds::drop, &PlanExecutor::drop},
+               {op_kinds::write_in, &PlanExecutor::write_in},
+               {op_kinds::read_back, &PlanExecutor::read_back}},
       thread_([this] { serve(); }) {}
 
 PlanExecutor::~PlanExecutor() {
@@ -137,93 +145,109 @@ void PlanExecutor::finished(const runtime::TaskHandle& task) {
 }
 
 void PlanExecutor::submit(const PlanOp& op) {
-  switch (op.kind) {
-    case OpKind::execute: {
-      runtime::TaskSpec spec(op.operation);
-      std::vector<LocalChunk*> chunks;
-      for (const PlannedAccess& access : op.accesses) {
-        LocalChunk& chunk = local(access);
-        spec.access(chunk.data, access.mode);
-        chunks.push_back(&chunk);
-      }
-      std::vector<runtime::DataHandle> data;
-      for (LocalChunk* chunk : chunks)
-        data.push_back(chunk->data);
-      submit_task(
-          std::move(spec),
-          [this, name = op.operation, args = op.args,
-           data = std::move(data)](runtime::TaskContext& context) {
-            const Operation& operation = operations_.find(name);
-            std::vector<std::span<std::byte>> views;
-            for (const runtime::DataHandle& handle : data) {
-              memory::ChunkView view = staging_.view(context, handle);
-              views.emplace_back(static_cast<std::byte*>(view.host), view.bytes);
-            }
-            OperationContext operation_context(network_.rank(), name, args, std::move(views));
-            operation(operation_context);
-          },
-          chunks);
-      return;
-    }
-    case OpKind::send:
-    case OpKind::receive:
-      submit_transfer(op, op.kind == OpKind::send);
-      return;
-    case OpKind::drop: {
-      auto it = chunks_.find(op.accesses.at(0).chunk);
-      if (it == chunks_.end()) {
-        submit_task(runtime::TaskSpec("drop (no copy)"), [](runtime::TaskContext&) {}, {});
-        return;
-      }
-      // Later operations on the chunk get a fresh copy; this one goes once its users finished.
-      auto old = std::make_shared<LocalChunk>(std::move(it->second));
-      chunks_.erase(it);
-      runtime::TaskSpec spec("drop replica " + memory_.chunk_name(old->chunk));
-      // On the network thread: a send is often the copy's last user, and a receive of the
-      // chunk's next copy waits for this drop; run there, the two hand-offs to a pool worker
-      // and back leave a dependent transfer's path (destroying a chunk never waits).
-      spec.on(network_executor_).after(old->users);
-      drops_[op.accesses[0].chunk] = submit_task(std::move(spec),
-                                                 [this, old](runtime::TaskContext&) {
-                                                   old->users.clear();
-                                                   memory_.destroy_chunk(old->chunk);
-                                                 },
-                                                 {});
-      if (drops_.size() > prune_drops_above) {
-        std::erase_if(drops_, [](const auto& entry) { return entry.second.done(); });
-      }
-      return;
-    }
-    case OpKind::write_in: {
-      LocalChunk& chunk = local(op.accesses.at(0));
-      if (op.args.size() != chunk.bytes) {
-        throw Error("writing " + std::to_string(op.args.size()) + " bytes into chunk '" +
-                    op.accesses[0].name + "' of " + std::to_string(chunk.bytes) + " bytes");
-      }
-      submit_task(runtime::TaskSpec("write " + op.accesses[0].name).writes(chunk.data),
-                  [this, data = chunk.data, bytes = op.args](runtime::TaskContext& context) {
-                    memory::ChunkView view = staging_.view(context, data);
-                    std::memcpy(view.host, bytes.data(), bytes.size());
-                  },
-                  {&chunk});
-      return;
-    }
-    case OpKind::read_back: {
-      LocalChunk& chunk = local(op.accesses.at(0));
-      submit_task(runtime::TaskSpec("read back " + op.accesses[0].name).reads(chunk.data),
-                  [this, data = chunk.data, id = op.id](runtime::TaskContext& context) {
-                    memory::ChunkView view = staging_.view(context, data);
-                    const auto* begin = static_cast<const std::byte*>(view.host);
-                    {
-                      std::lock_guard guard(results_lock_);
-                      results_[id].assign(begin, begin + view.bytes);
-                    }
-                    result_ready_.notify_all();
-                  },
-                  {&chunk});
-      return;
-    }
+  auto builtin = builtin_.find(op.kind);
+  if (builtin != builtin_.end()) {
+    (this->*builtin->second)(op);
+    return;
   }
+  kinds_.find(op.kind)(*this, op);
+}
+
+runtime::TaskHandle PlanExecutor::submit(runtime::TaskSpec spec, runtime::TaskFunction body,
+                                         std::span<const PlannedAccess> accesses) {
+  std::vector<LocalChunk*> chunks;
+  for (const PlannedAccess& access : accesses)
+    chunks.push_back(&local(access));
+  return submit_task(std::move(spec), std::move(body), chunks);
+}
+
+void PlanExecutor::execute(const PlanOp& op) {
+  runtime::TaskSpec spec(op.operation);
+  std::vector<LocalChunk*> chunks;
+  for (const PlannedAccess& access : op.accesses) {
+    LocalChunk& chunk = local(access);
+    spec.access(chunk.data, access.mode);
+    chunks.push_back(&chunk);
+  }
+  std::vector<runtime::DataHandle> data;
+  for (LocalChunk* chunk : chunks)
+    data.push_back(chunk->data);
+  submit_task(
+      std::move(spec),
+      [this, name = op.operation, args = op.args,
+       data = std::move(data)](runtime::TaskContext& context) {
+        const Operation& operation = operations_.find(name);
+        std::vector<std::span<std::byte>> views;
+        for (const runtime::DataHandle& handle : data) {
+          memory::ChunkView view = staging_.view(context, handle);
+          views.emplace_back(static_cast<std::byte*>(view.host), view.bytes);
+        }
+        OperationContext operation_context(network_.rank(), name, args, std::move(views));
+        operation(operation_context);
+      },
+      chunks);
+}
+
+void PlanExecutor::send(const PlanOp& op) {
+  submit_transfer(op, true);
+}
+
+void PlanExecutor::receive(const PlanOp& op) {
+  submit_transfer(op, false);
+}
+
+void PlanExecutor::drop(const PlanOp& op) {
+  auto it = chunks_.find(op.accesses.at(0).chunk);
+  if (it == chunks_.end()) {
+    submit_task(runtime::TaskSpec("drop (no copy)"), [](runtime::TaskContext&) {}, {});
+    return;
+  }
+  // Later operations on the chunk get a fresh copy; this one goes once its users finished.
+  auto old = std::make_shared<LocalChunk>(std::move(it->second));
+  chunks_.erase(it);
+  runtime::TaskSpec spec("drop replica " + memory_.chunk_name(old->chunk));
+  // On the network thread: a send is often the copy's last user, and a receive of the
+  // chunk's next copy waits for this drop; run there, the two hand-offs to a pool worker
+  // and back leave a dependent transfer's path (destroying a chunk never waits).
+  spec.on(network_executor_).after(old->users);
+  drops_[op.accesses[0].chunk] = submit_task(std::move(spec),
+                                             [this, old](runtime::TaskContext&) {
+                                               old->users.clear();
+                                               memory_.destroy_chunk(old->chunk);
+                                             },
+                                             {});
+  if (drops_.size() > prune_drops_above) {
+    std::erase_if(drops_, [](const auto& entry) { return entry.second.done(); });
+  }
+}
+
+void PlanExecutor::write_in(const PlanOp& op) {
+  LocalChunk& chunk = local(op.accesses.at(0));
+  if (op.args.size() != chunk.bytes) {
+    throw Error("writing " + std::to_string(op.args.size()) + " bytes into chunk '" +
+                op.accesses[0].name + "' of " + std::to_string(chunk.bytes) + " bytes");
+  }
+  submit_task(runtime::TaskSpec("write " + op.accesses[0].name).writes(chunk.data),
+              [this, data = chunk.data, bytes = op.args](runtime::TaskContext& context) {
+                memory::ChunkView view = staging_.view(context, data);
+                std::memcpy(view.host, bytes.data(), bytes.size());
+              },
+              {&chunk});
+}
+
+void PlanExecutor::read_back(const PlanOp& op) {
+  LocalChunk& chunk = local(op.accesses.at(0));
+  submit_task(runtime::TaskSpec("read back " + op.accesses[0].name).reads(chunk.data),
+              [this, data = chunk.data, id = op.id](runtime::TaskContext& context) {
+                memory::ChunkView view = staging_.view(context, data);
+                const auto* begin = static_cast<const std::byte*>(view.host);
+                {
+                  std::lock_guard guard(results_lock_);
+                  results_[id].assign(begin, begin + view.bytes);
+                }
+                result_ready_.notify_all();
+              },
+              {&chunk});
 }
 
 void PlanExecutor::submit_transfer(const PlanOp& op, bool sending) {

@@ -16,17 +16,20 @@
 #include "strata/cluster/network.hpp"
 #include "strata/cluster/operation.hpp"
 #include "strata/cluster/plan.hpp"
+#include "strata/cluster/plan_kinds.hpp"
 #include "strata/memory/memory_manager.hpp"
 #include "strata/runtime/chunk_staging.hpp"
 #include "strata/runtime/runtime.hpp"
 
 namespace strata::cluster::detail {
 
-class PlanExecutor {
+class PlanExecutor final : public PlanContext {
  public:
+  // The kinds of `kinds` join the built-in ones (execute, send, receive, drop, write_in,
+  // read_back).
   PlanExecutor(Network& network, runtime::Runtime& runtime, memory::MemoryManager& memory,
                runtime::ChunkStaging& staging, runtime::ExecutorId network_executor,
-               const OperationTable& operations);
+               const OperationTable& operations, const PlanKindTable& kinds);
   // Waits for the plans taken so far to be submitted.
   ~PlanExecutor();
   PlanExecutor(const PlanExecutor&) = delete;
@@ -38,6 +41,14 @@ class PlanExecutor {
   // throw, e.g. when a rank failed) now and then.
   std::vector<std::byte> take_read_back(std::uint64_t op, const std::function<void()>& check);
 
+  // PlanContext, for the kinds' handlers.
+  int rank() const override { return network_.rank(); }
+  runtime::Runtime& runtime() override { return runtime_; }
+  runtime::ChunkStaging& staging() override { return staging_; }
+  runtime::DataHandle chunk(const PlannedAccess& access) override { return local(access).data; }
+  runtime::TaskHandle submit(runtime::TaskSpec spec, runtime::TaskFunction body,
+                             std::span<const PlannedAccess> accesses) override;
+
  private:
   // This rank's copy of a distributed chunk.
   struct LocalChunk {
@@ -48,6 +59,12 @@ class PlanExecutor {
   };
   void serve();
   void submit(const PlanOp& op);
+  void execute(const PlanOp& op);
+  void send(const PlanOp& op);
+  void receive(const PlanOp& op);
+  void drop(const PlanOp& op);
+  void write_in(const PlanOp& op);
+  void read_back(const PlanOp& op);
   LocalChunk& local(const PlannedAccess& access);
   runtime::TaskHandle submit_task(runtime::TaskSpec spec, runtime::TaskFunction body,
                                   const std::vector<LocalChunk*>& chunks);
@@ -60,6 +77,8 @@ class PlanExecutor {
   runtime::ChunkStaging& staging_;
   runtime::ExecutorId network_executor_;
   const OperationTable& operations_;
+  const PlanKindTable& kinds_;
+  std::map<std::string, void (PlanExecutor::*)(const PlanOp&)> builtin_;
 
   std::map<std::uint64_t, LocalChunk> chunks_;  // used by the plan thread only
   // The drop of a chunk's last copy on this rank, until a receive makes a new copy: the receive

@@ -54,6 +54,7 @@ struct Program::Parts {
   runtime::ChunkStaging& staging;
   runtime::ExecutorId network_executor;
   OperationTable operations;
+  PlanKindTable kinds;
   detail::RankCensus census;
   std::unique_ptr<detail::PlanExecutor> plans;
   std::unique_ptr<Driver> driver;
@@ -64,7 +65,9 @@ struct Program::Parts {
         memory(parts.memory),
         staging(parts.staging),
         network_executor(parts.network_executor),
-        census(network) {}
+        census(network) {
+    define_data_kinds(kinds);
+  }
 
   ~Parts() {
     // Tasks finish before the pieces they use go; then no handler (they use the driver and the
@@ -118,11 +121,16 @@ void Program::define(std::string name, Operation operation) {
   parts_->operations.define(std::move(name), std::move(operation));
 }
 
+void Program::define_kind(std::string name, PlanKind kind) {
+  if (parts_->plans) throw Error("plan operation kind '" + name + "' defined after run()");
+  parts_->kinds.define(std::move(name), std::move(kind));
+}
+
 int Program::run(const std::function<void(Driver&)>& main) {
   Parts& p = *parts_;
   if (p.plans) throw Error("a program runs once");
   p.plans = std::make_unique<detail::PlanExecutor>(p.network, p.runtime, p.memory, p.staging,
-                                                   p.network_executor, p.operations);
+                                                   p.network_executor, p.operations, p.kinds);
   p.handlers = true;
   p.network.on(kinds::plan, [&p](int, std::span<const std::byte> payload) {
     p.plans->enqueue(decode<Plan>(payload, "a plan"));
@@ -140,7 +148,7 @@ int Program::run(const std::function<void(Driver&)>& main) {
     return 0;
   }
 
-  p.driver = std::make_unique<Driver>(p.network, *p.plans, p.operations);
+  p.driver = std::make_unique<Driver>(p.network, *p.plans, p.operations, p.kinds);
   Driver& driver = *p.driver;
   p.census.collect();
   p.network.on(kinds::progress, [&driver](int source, std::span<const std::byte> payload) {

@@ -37,8 +37,13 @@ void Node::build(NodeOptions options) {
     staging_->place(executors_.back().compute, memory_->space_of(*device));
   }
   network_executor_ = runtime_->add_executor(network_->make_executor());
+  kernels_ = std::make_unique<KernelPlans>(devices_, executors_);
   program_ = std::make_unique<cluster::Program>(
       cluster::ProgramParts{*network_, *runtime_, *memory_, *staging_, network_executor_});
+  program_->define_kind("kernel", [kernels = kernels_.get()](cluster::PlanContext& context,
+                                                             const cluster::PlanOp& op) {
+    kernels->launch(context, op);
+  });
 }
 
 Node::~Node() {
@@ -50,6 +55,7 @@ Node::~Node() {
   // program replaces its handlers as it goes.
   if (owned_network_) owned_network_->stop();
   program_.reset();
+  kernels_.reset();
   // Staging goes while the runtime lives: it drains the memory manager, whose last copies report
   // to the runtime's trace and whose spill jobs run on its I/O pool.
   runtime_->set_staging_hook(nullptr);
@@ -86,6 +92,21 @@ runtime::ChunkStaging& Node::staging() {
 }
 cluster::Program& Node::program() {
   return *program_;
+}
+void Node::define_kernel(device::KernelDefinition kernel) {
+  kernels_->define(std::move(kernel));
+}
+
+void Node::plan_kernel(cluster::Driver& driver, int rank, const KernelLaunch& launch,
+                       const std::vector<cluster::Use>& uses) {
+  kernels_->check_defined(launch.kernel);
+  for (const PlannedArg& arg : launch.args) {
+    if (arg.chunk && arg.use >= uses.size()) {
+      throw Error("kernel '" + launch.kernel + "': an argument names use " +
+                  std::to_string(arg.use) + " of " + std::to_string(uses.size()));
+    }
+  }
+  driver.plan_with(rank, "kernel", uses, launch, "kernel " + launch.kernel);
 }
 std::span<device::Device* const> Node::devices() const {
   return devices_;

@@ -47,7 +47,30 @@ std::vector<std::uint64_t> as_words(const std::vector<std::byte>& bytes) {
   return words;
 }
 
+std::vector<std::uint64_t> filled(std::size_t words, std::uint64_t seed) {
+  std::vector<std::uint64_t> out(words);
+  for (std::size_t i = 0; i < words; ++i)
+    out[i] = seed * 1000003 + i;
+  return out;
+}
+
 void define_operations(Program& program) {
+  // A kind of plan operation of the tests' own: multiplies the words of accesses[0] in place.
+  program.define_kind("scale", [](PlanContext& context, const PlanOp& op) {
+    const runtime::DataHandle data = context.chunk(op.accesses.at(0));
+    const auto factor = decode<std::uint64_t>(
+        std::as_bytes(std::span(op.args.data(), op.args.size())), "a scale factor");
+    runtime::ChunkStaging& staging = context.staging();
+    context.submit(
+        runtime::TaskSpec("scale").updates(data),
+        [&staging, data, factor](runtime::TaskContext& task) {
+          const memory::ChunkView view = staging.view(task, data);
+          auto* words = static_cast<std::uint64_t*>(view.host);
+          for (std::size_t i = 0; i < view.bytes / 8; ++i)
+            words[i] *= factor;
+        },
+        op.accesses);
+  });
   program.define("fill", [](OperationContext& context) {
     const auto seed = context.args<std::uint64_t>();
     auto out = context.chunk_as<std::uint64_t>(0);

@@ -28,6 +28,8 @@ struct MixArgs {
 void mix(std::span<std::uint64_t> out, const std::vector<std::span<const std::uint64_t>>& inputs,
          const MixArgs& args);
 std::vector<std::byte> as_bytes(const std::vector<std::uint64_t>& words);
+// What "fill" writes into a chunk of `words` words.
+std::vector<std::uint64_t> filled(std::size_t words, std::uint64_t seed);
 std::vector<std::uint64_t> as_words(const std::vector<std::byte>& bytes);
 
 // The stealing round "steal_round" runs on every rank: units 0..steal_units-1, all starting on
@@ -36,7 +38,7 @@ inline constexpr std::uint64_t steal_units = 20000;
 inline constexpr std::uint64_t steal_result_bytes = steal_units + 8;
 
 // Defines "fill" (chunk 0 := seed-derived words), "mix", "fail" (throws) and "steal_round" on
-// every rank.
+// every rank, and the plan operation kind "scale" (words of chunk 0 *= the u64 argument).
 void define_operations(Program& program);
 
 }  // namespace strata::cluster::testing

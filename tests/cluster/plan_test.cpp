@@ -17,13 +17,6 @@ int last_rank() {
   return the_driver->size() - 1;
 }
 
-std::vector<std::uint64_t> filled(std::size_t words, std::uint64_t seed) {
-  std::vector<std::uint64_t> out(words);
-  for (std::size_t i = 0; i < words; ++i)
-    out[i] = seed * 1000003 + i;
-  return out;
-}
-
 TEST(Plan, DriverWritesAndFetchesAChunkHomedOnAnotherRank) {
   Driver& driver = *the_driver;
   const std::vector<std::uint64_t> words = filled(3000, 7);

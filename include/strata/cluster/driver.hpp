@@ -6,6 +6,7 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -19,6 +20,10 @@
 #include "strata/cluster/network.hpp"
 #include "strata/cluster/operation.hpp"
 #include "strata/cluster/plan.hpp"
+#include "strata/cluster/plan_kinds.hpp"
+#include "strata/device/element_type.hpp"
+#include "strata/memory/box.hpp"
+#include "strata/memory/combine.hpp"
 #include "strata/runtime/data_handle.hpp"
 
 namespace strata::cluster {
@@ -58,11 +63,13 @@ struct PlanStats {
   std::uint64_t transfers = 0;   // matched send/receive pairs
   std::uint64_t bytes_transferred = 0;
   std::uint64_t replicas_dropped = 0;
+  std::uint64_t messages = 0;  // plan messages sent to ranks (one per rank per batch)
 };
 
 class Driver {
  public:
-  Driver(Network& network, detail::PlanExecutor& local, const OperationTable& operations);
+  Driver(Network& network, detail::PlanExecutor& local, const OperationTable& operations,
+         const PlanKindTable& kinds);
 
   int size() const { return network_.size(); }
 
@@ -81,6 +88,38 @@ class Driver {
     run(rank, operation, uses,
         std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
   }
+  // Plans an operation of a registered kind (plan_kinds.hpp) on `rank`, as run() plans a defined
+  // operation: chunks it reads are brought to the rank, and a chunk it writes keeps only the
+  // rank's copy. `label` names it in traces and errors (default: the kind).
+  void plan(int rank, const std::string& kind, const std::vector<Use>& uses, std::string args = {},
+            std::string label = {});
+  template <class Args>
+  void plan_with(int rank, const std::string& kind, const std::vector<Use>& uses, const Args& args,
+                 std::string label = {}) {
+    const std::vector<std::byte> bytes = encode(args);
+    plan(rank, kind, uses, std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
+         std::move(label));
+  }
+
+  // Copies the elements of `from_box` in `from` into `to_box` (the same extents) of `to`, where
+  // `to`'s copy is (its home if nothing wrote it yet; the rest of a fresh chunk is undefined).
+  // Between ranks only the box's bytes travel: packed, sent, unpacked.
+  void copy_box(ChunkRef from, const memory::Box& from_box, ChunkRef to, const memory::Box& to_box,
+                std::uint32_t element_bytes);
+
+  // Combines the partial results (chunks of `result`'s size, elements of `type`) into `result`
+  // with `op`, level by level: each rank combines the partials it holds, then a binary tree over
+  // those ranks combines their accumulators, moving one per step. `result` ends on the tree's
+  // root (the lowest rank holding a partial).
+  void reduce(const std::vector<ChunkRef>& partials, ChunkRef result, memory::ReduceOp op,
+              device::ElementType type);
+
+  // Between begin_batch() and end_batch() (nested pairs count as one) everything planned goes
+  // to each rank as one message at the end: one per rank for a user call however many
+  // operations it plans. fetch() and wait_all() send what is batched first.
+  void begin_batch();
+  void end_batch();
+
   // Frees every rank's copy of the chunk (after the operations planned on it); the reference
   // must not be used again.
   void destroy(ChunkRef chunk);
@@ -112,13 +151,20 @@ class Driver {
   PlannedAccess access_of(ChunkRef chunk, const Entry& entry, runtime::Access mode) const;
   void make_present(ChunkRef chunk, Entry& entry, int rank, Batch& batch);
   void add(Batch& batch, int rank, PlanOp op);
+  void add_planned(int rank, const std::string& kind, const std::string& name,
+                   const std::vector<Use>& uses, std::string args);
+  int source_of(const Entry& entry) const;  // the home's copy, else the lowest holder's
   void post(Batch& batch);
+  void flush();
   void check_rank(int rank, const char* what) const;
 
   Network& network_;
   detail::PlanExecutor& local_;
   const OperationTable& operations_;
+  const PlanKindTable& kinds_;
   std::map<std::uint64_t, Entry> chunks_;
+  unsigned batching_ = 0;
+  Batch pending_;
   std::uint64_t next_chunk_ = 1;
   std::uint64_t next_op_ = 1;
   std::uint64_t next_transfer_ = 1;
@@ -129,6 +175,31 @@ class Driver {
   std::condition_variable changed_;
   std::vector<std::uint64_t> finished_;
   std::optional<RankFailed> failure_;
+};
+
+// Batches what is planned while it lives (Driver::begin_batch / end_batch).
+class PlanBatch {
+ public:
+  explicit PlanBatch(Driver& driver) : driver_(driver), exceptions_(std::uncaught_exceptions()) {
+    driver_.begin_batch();
+  }
+  // Sends the batch; while an exception unwinds, an error sending it is dropped for that one.
+  ~PlanBatch() noexcept(false) {
+    if (std::uncaught_exceptions() == exceptions_) {
+      driver_.end_batch();
+      return;
+    }
+    try {
+      driver_.end_batch();
+    } catch (...) {
+    }
+  }
+  PlanBatch(const PlanBatch&) = delete;
+  PlanBatch& operator=(const PlanBatch&) = delete;
+
+ private:
+  Driver& driver_;
+  int exceptions_;
 };
 
 }  // namespace strata::cluster

@@ -24,20 +24,22 @@ struct PlannedAccess {
   }
 };
 
-enum class OpKind : std::uint8_t {
-  execute,    // run a defined operation on the CPU pool
-  send,       // send the chunk (accesses[0]) to `peer` as transfer `transfer`
-  receive,    // receive the chunk from `peer`: this rank's copy becomes a valid replica
-  drop,       // forget this rank's copy (a stale replica) once its local users finished
-  write_in,   // write `args` (the driver's bytes) into the chunk
-  read_back,  // copy the chunk's bytes out to the driver (on the driver's rank)
-};
+// The kinds of operation the cluster layer executes itself; the node and front ends register
+// more by name (plan_kinds.hpp).
+namespace op_kinds {
+inline constexpr const char* execute = "execute";      // run a defined operation on the CPU pool
+inline constexpr const char* send = "send";            // send accesses[0] to `peer` as `transfer`
+inline constexpr const char* receive = "receive";      // receive it: this copy becomes a replica
+inline constexpr const char* drop = "drop";            // forget this rank's copy after its users
+inline constexpr const char* write_in = "write_in";    // write `args` (the driver's bytes) into it
+inline constexpr const char* read_back = "read_back";  // copy its bytes out to the driver
+}  // namespace op_kinds
 
 struct PlanOp {
-  OpKind kind = OpKind::execute;
+  std::string kind = op_kinds::execute;
   std::uint64_t id = 0;   // unique in the program
-  std::string operation;  // execute: the defined operation's name
-  std::string args;       // execute: encoded arguments; write_in: the bytes
+  std::string operation;  // execute: the defined operation's name; other kinds: a label
+  std::string args;       // encoded arguments; write_in: the bytes
   std::vector<PlannedAccess> accesses;
   int peer = -1;               // send / receive
   std::uint64_t transfer = 0;  // send / receive: matches the two sides

@@ -14,6 +14,7 @@
 #include "strata/cluster/driver.hpp"
 #include "strata/cluster/network.hpp"
 #include "strata/cluster/operation.hpp"
+#include "strata/cluster/plan_kinds.hpp"
 #include "strata/memory/memory_manager.hpp"
 #include "strata/runtime/chunk_staging.hpp"
 #include "strata/runtime/runtime.hpp"
@@ -47,6 +48,9 @@ class Program {
 
   // Defines an operation plans can run by name; call the same definitions on every rank.
   void define(std::string name, Operation operation);
+  // Defines a kind of plan operation (plan_kinds.hpp) by name; the same ones on every rank,
+  // before run(). "copy_box" and "combine" are defined already.
+  void define_kind(std::string name, PlanKind kind);
 
   // Rank 0 runs `main` and then waits for every planned operation; the other ranks execute
   // plans until the driver ends. Returns the process's exit status (0 on success); on a failure

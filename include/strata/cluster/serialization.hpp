@@ -4,6 +4,7 @@
 // `serialize(Archive&)` member, or a standard type cereal supports).
 
 #include <cereal/archives/portable_binary.hpp>
+#include <cereal/types/array.hpp>
 #include <cereal/types/common.hpp>
 #include <cereal/types/optional.hpp>
 #include <cereal/types/string.hpp>

@@ -17,6 +17,7 @@
 #include "strata/cluster/program.hpp"
 #include "strata/device/backends.hpp"
 #include "strata/memory/memory_manager.hpp"
+#include "strata/node/kernel_plans.hpp"
 #include "strata/runtime/chunk_staging.hpp"
 #include "strata/runtime/device_executors.hpp"
 #include "strata/runtime/runtime.hpp"
@@ -58,6 +59,13 @@ class Node {
   runtime::ChunkStaging& staging();
   // Plans: define operations on every rank, then run the driver's main (see program.hpp).
   cluster::Program& program();
+  // Defines a kernel that plans launch on this rank's devices (kernel_plans.hpp: the "kernel"
+  // kind); define the same ones on every rank, before program().run().
+  void define_kernel(device::KernelDefinition kernel);
+  // Plans `launch` on `rank` with the chunks of `uses` (PlannedArg::use indexes them); the
+  // kernel must be defined (on every rank: this checks the driver's node).
+  void plan_kernel(cluster::Driver& driver, int rank, const KernelLaunch& launch,
+                   const std::vector<cluster::Use>& uses);
 
   // The devices found, in the configuration's backend order, and what each backend reported.
   std::span<device::Device* const> devices() const;
@@ -87,6 +95,7 @@ class Node {
   std::unique_ptr<runtime::ChunkStaging> staging_;
   std::vector<runtime::DeviceExecutors> executors_;
   runtime::ExecutorId network_executor_;
+  std::unique_ptr<KernelPlans> kernels_;
   std::unique_ptr<cluster::Program> program_;
 };
 

@@ -1,0 +1,82 @@
+#pragma once
+// Plan operation kinds: what a rank does with one operation of a plan, registered by name. The
+// cluster layer registers the box copy and the reduction's combine step; the node registers
+// kernel launches; a front end registers what it needs (Program::define_kind) — there is no
+// central switch to edit.
+
+#include <functional>
+#include <map>
+#include <span>
+#include <string>
+
+#include "strata/cluster/plan.hpp"
+#include "strata/memory/box.hpp"
+#include "strata/memory/combine.hpp"
+#include "strata/runtime/chunk_staging.hpp"
+#include "strata/runtime/runtime.hpp"
+
+namespace strata::cluster {
+
+// What a kind's handler reaches on the rank that executes the operation. Handlers run on the
+// rank's plan thread, in plan order: they submit tasks and never wait for them.
+class PlanContext {
+ public:
+  virtual ~PlanContext() = default;
+  virtual int rank() const = 0;
+  virtual runtime::Runtime& runtime() = 0;
+  virtual runtime::ChunkStaging& staging() = 0;
+  // This rank's copy of a planned chunk (made on first use): the handle its tasks declare.
+  virtual runtime::DataHandle chunk(const PlannedAccess& access) = 0;
+  // Submits the operation's task (its spec declares the chunks' handles as the accesses say):
+  // its end counts toward the rank's progress and a failure is reported to the driver.
+  // `accesses` are the chunks it touches.
+  virtual runtime::TaskHandle submit(runtime::TaskSpec spec, runtime::TaskFunction body,
+                                     std::span<const PlannedAccess> accesses) = 0;
+};
+
+using PlanKind = std::function<void(PlanContext&, const PlanOp&)>;
+
+// The kinds defined by name; define the same ones on every rank.
+class PlanKindTable {
+ public:
+  // Throws if `name` is defined already.
+  void define(std::string name, PlanKind kind);
+  // Throws naming the kind and what is defined when `name` is not.
+  const PlanKind& find(const std::string& name) const;
+  bool contains(const std::string& name) const { return kinds_.count(name) != 0; }
+
+ private:
+  std::map<std::string, PlanKind> kinds_;
+};
+
+// Arguments of "copy_box": the box read and the box written (the same extents).
+struct BoxCopy {
+  memory::Box from;
+  memory::Box to;
+  std::uint32_t element_bytes = 1;
+
+  template <class Archive>
+  void serialize(Archive& archive) {
+    archive(from, to, element_bytes);
+  }
+};
+
+// Arguments of "combine": accesses[0] op= accesses[1], accesses[2], ...; with `assign`,
+// accesses[0] (written, not read) first takes accesses[1]'s bytes.
+struct Combine {
+  memory::ReduceOp op = memory::ReduceOp::sum;
+  device::ElementType type = device::ElementType::f64;
+  bool assign = false;
+
+  template <class Archive>
+  void serialize(Archive& archive) {
+    archive(op, type, assign);
+  }
+};
+
+// Registers the cluster layer's data kinds: "copy_box" (a box of accesses[0] into a box of
+// accesses[1], BoxCopy arguments) and "combine" (accesses[1..] into accesses[0] with a reduction
+// operator, Combine arguments).
+void define_data_kinds(PlanKindTable& kinds);
+
+}  // namespace strata::cluster

@@ -1,0 +1,92 @@
+#pragma once
+// Kernel launches as plan operations (the kind "kernel"): a kernel defined on every rank's node
+// runs on one of the rank's devices, with scalar arguments and chunk arguments that the memory
+// manager places on that device. The driver plans them with plan_kernel(), batched like any plan.
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "strata/cluster/driver.hpp"
+#include "strata/cluster/plan_kinds.hpp"
+#include "strata/device/device.hpp"
+#include "strata/device/kernel.hpp"
+#include "strata/runtime/device_executors.hpp"
+
+namespace strata::node {
+
+// One argument of a planned launch, in the kernel's parameter order: a scalar's bytes, or the
+// chunk of uses[use] as an array of `type`.
+struct PlannedArg {
+  bool chunk = false;
+  std::uint32_t use = 0;
+  device::ElementType type = device::ElementType::f32;
+  std::array<unsigned char, 8> scalar{};
+
+  template <typename T>
+  static PlannedArg value(T v) {
+    static_assert(sizeof(T) <= 8);
+    PlannedArg arg;
+    arg.type = device::element_type_of<T>();
+    std::memcpy(arg.scalar.data(), &v, sizeof(T));
+    return arg;
+  }
+  static PlannedArg array(std::uint32_t use, device::ElementType type) {
+    PlannedArg arg;
+    arg.chunk = true;
+    arg.use = use;
+    arg.type = type;
+    return arg;
+  }
+
+  template <class Archive>
+  void serialize(Archive& archive) {
+    archive(chunk, use, type, scalar);
+  }
+};
+
+// The arguments of the "kernel" kind.
+struct KernelLaunch {
+  std::string kernel;        // defined on every rank with Node::define_kernel
+  std::uint32_t device = 0;  // index into the rank's Node::devices()
+  std::array<std::uint64_t, 3> global{1, 1, 1};
+  std::array<std::uint64_t, 3> block{0, 0, 0};  // 0: the backend chooses
+  int dimensions = 1;
+  std::vector<PlannedArg> args;
+
+  template <class Archive>
+  void serialize(Archive& archive) {
+    archive(kernel, device, global, block, dimensions, args);
+  }
+};
+
+// The node's side: kernels defined by name, compiled once per device when first launched.
+class KernelPlans {
+ public:
+  KernelPlans(std::vector<device::Device*> devices,
+              std::vector<runtime::DeviceExecutors> executors);
+  // Throws if a kernel of that name is defined already.
+  void define(device::KernelDefinition kernel);
+  // Throws naming the kernel and what is defined when it is not.
+  void check_defined(const std::string& kernel);
+  // The "kernel" kind's handler.
+  void launch(cluster::PlanContext& context, const cluster::PlanOp& op);
+
+ private:
+  std::shared_ptr<const device::CompiledKernel> compiled(const std::string& kernel,
+                                                         std::uint32_t device);
+
+  std::vector<device::Device*> devices_;
+  std::vector<runtime::DeviceExecutors> executors_;
+  std::mutex lock_;
+  std::map<std::string, device::KernelDefinition> kernels_;
+  std::map<std::pair<std::string, std::uint32_t>, std::shared_ptr<const device::CompiledKernel>>
+      compiled_;
+};
+
+}  // namespace strata::node

@@ -1,0 +1,82 @@
+#include "strata/node/kernel_plans.hpp"
+
+#include "strata/base/error.hpp"
+#include "strata/cluster/serialization.hpp"
+
+namespace strata::node {
+
+KernelPlans::KernelPlans(std::vector<device::Device*> devices,
+                         std::vector<runtime::DeviceExecutors> executors)
+    : devices_(std::move(devices)), executors_(std::move(executors)) {}
+
+void KernelPlans::define(device::KernelDefinition kernel) {
+  std::lock_guard guard(lock_);
+  const std::string name = kernel.name();
+  if (!kernels_.emplace(name, std::move(kernel)).second) {
+    throw Error("kernel '" + name + "' is defined twice on this node");
+  }
+}
+
+void KernelPlans::check_defined(const std::string& kernel) {
+  std::lock_guard guard(lock_);
+  if (kernels_.count(kernel) != 0) return;
+  std::string known;
+  for (const auto& [name, definition] : kernels_)
+    known += (known.empty() ? "" : ", ") + name;
+  throw Error("kernel '" + kernel + "' is not defined on this node (defined: " +
+              (known.empty() ? std::string("none") : known) + ")");
+}
+
+std::shared_ptr<const device::CompiledKernel> KernelPlans::compiled(const std::string& kernel,
+                                                                    std::uint32_t device) {
+  check_defined(kernel);
+  std::lock_guard guard(lock_);
+  auto found = compiled_.find({kernel, device});
+  if (found != compiled_.end()) return found->second;
+  auto made = devices_[device]->compile(kernels_.at(kernel));
+  compiled_.emplace(std::make_pair(kernel, device), made);
+  return made;
+}
+
+void KernelPlans::launch(cluster::PlanContext& context, const cluster::PlanOp& op) {
+  auto args = cluster::decode<KernelLaunch>(
+      std::as_bytes(std::span(op.args.data(), op.args.size())), "the arguments of a kernel launch");
+  if (args.device >= devices_.size()) {
+    throw Error("kernel '" + args.kernel + "' planned on device " + std::to_string(args.device) +
+                " of rank " + std::to_string(context.rank()) + ", which has " +
+                std::to_string(devices_.size()) + " device(s)");
+  }
+  const auto kernel = compiled(args.kernel, args.device);
+  std::vector<runtime::DataHandle> data;
+  runtime::TaskSpec spec(op.operation);
+  spec.on(executors_[args.device].compute);
+  for (const cluster::PlannedAccess& access : op.accesses) {
+    data.push_back(context.chunk(access));
+    spec.access(data.back(), access.mode);
+  }
+  device::Device& device = *devices_[args.device];
+  runtime::ChunkStaging& staging = context.staging();
+  context.submit(
+      std::move(spec),
+      [&device, &staging, kernel, data, args = std::move(args)](runtime::TaskContext& task) {
+        device::KernelArgs values;
+        for (const PlannedArg& arg : args.args) {
+          if (arg.chunk) {
+            values.values.push_back(staging.view(task, data[arg.use]).argument(arg.type));
+          } else {
+            device::KernelArg scalar;
+            scalar.type = arg.type;
+            scalar.scalar_bytes = arg.scalar;
+            values.values.push_back(scalar);
+          }
+        }
+        const device::LaunchGeometry geometry{
+            device::Dim3{args.global[0], args.global[1], args.global[2]},
+            device::Dim3{args.block[0], args.block[1], args.block[2]}, args.dimensions};
+        runtime::complete_when(
+            task, device.queue(device::QueueKind::compute).launch(*kernel, geometry, values));
+      },
+      op.accesses);
+}
+
+}  // namespace strata::node
