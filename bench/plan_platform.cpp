@@ -9,15 +9,17 @@
 // Planning: OPS operations over all ranks — kernel launches (an empty CPU kernel on a 4 KiB chunk)
 // with a box copy between two chunks of the rank every tenth — planned in one batch on the driver
 // (µs per planned operation), then executed (seconds from the end of planning to wait_all(), per
-// operation of a rank), against the same number of plain runtime tasks per rank with the same
-// data access on the driver's runtime.
+// operation of a rank), against the same work done by plain runtime tasks on every rank at once
+// (the kernel launched on the same device, the box copied on the CPU pool; the slowest rank).
 // Prints one JSON object on rank 0.
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <string>
 #include <vector>
@@ -97,6 +99,57 @@ int main(int argc, char** argv) {
       for (double& x : context.chunk_as<double>(0))
         x = value;
     });
+    // The planned work's equal as plain runtime tasks on this rank's node: the empty kernel
+    // launched on the same device on a chunk it stages there, and every tenth a box copy; writes
+    // the µs per task into its chunk.
+    program.define("plain_burst", [&node](strata::cluster::OperationContext& context) {
+      const auto tasks = context.args<std::uint64_t>();
+      constexpr std::uint32_t words = 1024;
+      constexpr int chunks = 8;
+      const std::uint64_t shape[1] = {words}, offset[1] = {0}, extent[1] = {64};
+      const auto box = strata::memory::Box::of(shape, offset, extent);
+      std::vector<strata::runtime::ChunkData> data;
+      const std::vector<std::byte> zeros(words * 4);
+      for (int c = 0; c < chunks; ++c)
+        data.push_back(node.create_data("plain", words * 4, zeros));
+      strata::runtime::Runtime& runtime = node.runtime();
+      strata::device::Device& device = *node.devices().front();
+      const auto touch = device.compile(touch_kernel());
+      std::vector<strata::runtime::TaskHandle> handles;
+      const auto start = Clock::now();
+      for (std::uint64_t i = 0; i < tasks; ++i) {
+        const auto& mine = data[i % chunks];
+        if (i % 10 == 9) {
+          const auto& next = data[(i + 1) % chunks];
+          handles.push_back(runtime.submit(
+              strata::runtime::TaskSpec("plain box").reads(mine.data).updates(next.data),
+              [&node, box, mine, next](strata::runtime::TaskContext& task) {
+                const auto from = node.staging().view(task, mine.data);
+                const auto to = node.staging().view(task, next.data);
+                strata::memory::copy_box({static_cast<const std::byte*>(from.host), from.bytes},
+                                         box, {static_cast<std::byte*>(to.host), to.bytes}, box, 4);
+              }));
+          continue;
+        }
+        handles.push_back(runtime.submit(
+            strata::runtime::TaskSpec("plain kernel")
+                .on(node.executors(0).compute)
+                .updates(mine.data),
+            [&node, &device, touch, mine](strata::runtime::TaskContext& task) {
+              const auto view = node.staging().view(task, mine.data);
+              strata::runtime::complete_when(
+                  task, device.queue(strata::device::QueueKind::compute)
+                            .launch(*touch, strata::device::LaunchGeometry{{1, 1, 1}},
+                                    {strata::device::KernelArg::value(words),
+                                     view.argument(strata::device::ElementType::u32)}));
+            }));
+      }
+      runtime.when_all(handles).wait();
+      const double us = seconds_since(start) / static_cast<double>(tasks) * 1e6;
+      for (const auto& d : data)
+        node.destroy_data(d);
+      std::memcpy(context.chunk(0).data(), &us, sizeof us);
+    });
     const int status = program.run([&](strata::cluster::Driver& driver) {
       // Reduction.
       std::vector<strata::cluster::ChunkRef> partials;
@@ -167,24 +220,22 @@ int main(int argc, char** argv) {
         results["execute_us_per_op_per_rank"].push_back(seconds_since(executing) /
                                                         (static_cast<double>(ops) / size) * 1e6);
 
-        // The same number of plain tasks per rank, with one chunk access each, on this runtime.
-        std::vector<strata::runtime::ChunkData> data;
-        for (int c = 0; c < chunks_per_rank; ++c)
-          data.push_back(node.create_data("plain", words * 4));
-        strata::runtime::Runtime& runtime = node.runtime();
-        const std::uint64_t plain = ops / static_cast<std::uint64_t>(size);
-        const auto plain_start = Clock::now();
-        for (std::uint64_t i = 0; i < plain; ++i) {
-          runtime.spawn(strata::runtime::TaskSpec("plain")
-                            .on(node.executors(0).compute)
-                            .writes(data[i % chunks_per_rank].data),
-                        [] {});
+        // The same work as plain runtime tasks, on every rank at once (as the planned work ran).
+        std::vector<strata::cluster::ChunkRef> timings;
+        for (int r = 0; r < size; ++r) {
+          timings.push_back(driver.create_chunk("plain timing", sizeof(double), r));
+          driver.run_with(r, "plain_burst", {{timings.back(), Access::write}},
+                          ops / static_cast<std::uint64_t>(size));
         }
-        runtime.wait_all();
-        results["plain_task_us"].push_back(seconds_since(plain_start) / static_cast<double>(plain) *
-                                           1e6);
-        for (const auto& d : data)
-          node.destroy_data(d);
+        double slowest = 0;
+        for (const auto& timing : timings) {
+          const std::vector<std::byte> bytes = driver.fetch(timing);
+          double us = 0;
+          std::memcpy(&us, bytes.data(), sizeof us);
+          slowest = std::max(slowest, us);
+          driver.destroy(timing);
+        }
+        results["plain_task_us"].push_back(slowest);
       }
     });
     if (status != 0) {

@@ -49,8 +49,9 @@ lines = [f"# Plans: reduction vs MPI_Reduce, planning and execution vs plain tas
          f"{setup['ops']} operations over the ranks per repetition: kernel launches (an empty CPU "
          "kernel on a 4 KiB chunk) and, every tenth, a 64-element box copy between two chunks of "
          "the rank; planned in one batch (one message per rank), then executed. Plain tasks: the "
-         "same number per rank, each writing one of 8 chunk-backed data on the CPU device's "
-         "compute executor of the driver's runtime.", "",
+         "same work per rank submitted directly to each rank's runtime, on every rank at once "
+         "(the empty kernel launched on the same CPU device on one of 8 chunk-backed data, every "
+         "tenth a box copy on the CPU pool), without plans; the slowest rank's figure.", "",
          "On a 2-core machine the 4 ranks share two cores: the ranks' executions overlap and "
          "the reduction's tree steps and MPI's algorithm both wait for descheduled ranks, so "
          "the ratios, not the absolute figures, are what this run shows."]
