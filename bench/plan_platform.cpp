@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
   {
     strata::node::NodeOptions options;
     options.config.backends = "cpu";
-    options.memory.host_capacity = 8 * reduce_bytes + (256ull << 20);
+    options.config.host_capacity = 8 * reduce_bytes + (256ull << 20);
     strata::node::Node node(argc, argv, options);
     node.define_kernel(touch_kernel());
     strata::cluster::Program& program = node.program();

@@ -108,7 +108,7 @@ void assign_backends(Config& c, std::string_view v, std::string_view s) {
   c.backends = std::string(v);
 }
 
-const std::array<SettingInfo, 12> table{{
+const std::array<SettingInfo, 17> table{{
     {"cpu_threads", "count",
      "Worker threads of the CPU compute pool, 0 to 4294967295; 0 means one per core.",
      [](Config& c, std::string_view v, std::string_view s) {
@@ -188,6 +188,38 @@ const std::array<SettingInfo, 12> table{{
        c.kernel_cache_dir = std::string(v);
      },
      [](const Config& c) { return c.kernel_cache_dir; }},
+    {"host_capacity", "bytes",
+     "Host memory for chunks in each process, 1 B to 18446744073709551615 B (16 EiB - 1 B); "
+     "beyond it the least recently used chunks spill to disk.",
+     [](Config& c, std::string_view v, std::string_view s) {
+       assign_bytes<&Config::host_capacity>(c, "host_capacity", v, s, 1);
+     },
+     [](const Config& c) { return exact_bytes_text(c.host_capacity); }},
+    {"device_capacity", "bytes",
+     "Memory for chunks on each device, 0 B to 18446744073709551615 B (16 EiB - 1 B); 0 means "
+     "90% of the device's memory; beyond it chunks move to the host.",
+     [](Config& c, std::string_view v, std::string_view s) {
+       assign_bytes<&Config::device_capacity>(c, "device_capacity", v, s, 0);
+     },
+     [](const Config& c) { return exact_bytes_text(c.device_capacity); }},
+    {"spill_dir", "path",
+     "Directory under which each process makes its spill directory; empty: $TMPDIR, else /tmp.",
+     [](Config& c, std::string_view v, std::string_view) { c.spill_dir = std::string(v); },
+     [](const Config& c) { return c.spill_dir; }},
+    {"spill_capacity", "bytes",
+     "Bytes of spill files per process, 0 B to 18446744073709551615 B (16 EiB - 1 B); 0 means "
+     "as much as the file system holds.",
+     [](Config& c, std::string_view v, std::string_view s) {
+       assign_bytes<&Config::spill_capacity>(c, "spill_capacity", v, s, 0);
+     },
+     [](const Config& c) { return exact_bytes_text(c.spill_capacity); }},
+    {"network_piece_bytes", "bytes",
+     "Largest piece a bulk transfer between processes moves at once, 1 B to "
+     "18446744073709551615 B (16 EiB - 1 B).",
+     [](Config& c, std::string_view v, std::string_view s) {
+       assign_bytes<&Config::network_piece_bytes>(c, "network_piece_bytes", v, s, 1);
+     },
+     [](const Config& c) { return exact_bytes_text(c.network_piece_bytes); }},
 }};
 
 const SettingInfo& find_setting(std::string_view name, std::string_view source) {

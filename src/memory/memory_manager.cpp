@@ -39,6 +39,19 @@ device::HostBuffer aligned_host_buffer(std::uint64_t bytes) {
   return device::HostBuffer(data, bytes, [](void* p) { std::free(p); });
 }
 
+}  // namespace
+
+MemoryOptions MemoryOptions::from(const Config& config) {
+  MemoryOptions options;
+  options.host_capacity = config.host_capacity;
+  options.device_capacity = config.device_capacity;
+  options.spill_root = config.spill_dir;
+  options.spill_capacity = config.spill_capacity;
+  return options;
+}
+
+namespace {
+
 // The configured spill root, else $TMPDIR, else /tmp.
 std::string spill_root_for(const MemoryOptions& options) {
   if (!options.spill_root.empty()) return options.spill_root;

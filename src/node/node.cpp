@@ -5,13 +5,15 @@
 namespace strata::node {
 
 Node::Node(int& argc, char**& argv, NodeOptions options)
-    : owned_network_(std::make_unique<cluster::Network>(&argc, &argv, options.network)) {
+    : owned_network_(std::make_unique<cluster::Network>(
+          &argc, &argv, cluster::NetworkOptions::from(options.config))) {
   network_ = owned_network_.get();
   build(std::move(options));
 }
 
 Node::Node(NodeOptions options)
-    : owned_network_(std::make_unique<cluster::Network>(nullptr, nullptr, options.network)) {
+    : owned_network_(std::make_unique<cluster::Network>(
+          nullptr, nullptr, cluster::NetworkOptions::from(options.config))) {
   network_ = owned_network_.get();
   build(std::move(options));
 }
@@ -28,8 +30,9 @@ void Node::build(NodeOptions options) {
       device::discover_devices(runtime_->config(), runtime::cpu_pool_block_runner(*runtime_));
   for (auto& device : device_set_.devices)
     devices_.push_back(device.get());
-  if (options.size_memory) options.size_memory(options.memory, devices_);
-  memory_ = std::make_unique<memory::MemoryManager>(options.memory, devices_);
+  memory::MemoryOptions memory = memory::MemoryOptions::from(options.config);
+  if (options.size_memory) options.size_memory(memory, devices_);
+  memory_ = std::make_unique<memory::MemoryManager>(memory, devices_);
   staging_ = std::make_unique<runtime::ChunkStaging>(*memory_, runtime_.get());
   runtime_->set_staging_hook(staging_.get());
   for (device::Device* device : devices_) {

@@ -130,7 +130,7 @@ struct NumericSetting {
 constexpr std::uint64_t uint_max = std::numeric_limits<unsigned>::max();
 constexpr std::uint64_t uint64_max = std::numeric_limits<std::uint64_t>::max();
 
-const std::array<NumericSetting, 5> numeric_settings{{
+const std::array<NumericSetting, 9> numeric_settings{{
     {"cpu_threads", false, 0, uint_max,
      [](const Config& c) -> std::uint64_t { return c.cpu_threads; }},
     {"io_threads", false, 1, uint_max,
@@ -141,6 +141,14 @@ const std::array<NumericSetting, 5> numeric_settings{{
      [](const Config& c) -> std::uint64_t { return c.staging_max_bytes; }},
     {"staging_max_tasks", false, 1, uint64_max,
      [](const Config& c) -> std::uint64_t { return c.staging_max_tasks; }},
+    {"host_capacity", true, 1, uint64_max,
+     [](const Config& c) -> std::uint64_t { return c.host_capacity; }},
+    {"device_capacity", true, 0, uint64_max,
+     [](const Config& c) -> std::uint64_t { return c.device_capacity; }},
+    {"spill_capacity", true, 0, uint64_max,
+     [](const Config& c) -> std::uint64_t { return c.spill_capacity; }},
+    {"network_piece_bytes", true, 1, uint64_max,
+     [](const Config& c) -> std::uint64_t { return c.network_piece_bytes; }},
 }};
 
 bool contains(const std::string& text, std::string_view part) {

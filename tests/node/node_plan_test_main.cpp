@@ -40,8 +40,8 @@ int main(int argc, char** argv) {
   options.config.cpu_threads = 2;
   options.config.backends = "cpu,opencl";
   options.config.kernel_cache_dir = "off";
-  options.memory.device_capacity = 16ull << 20;
-  options.memory.host_capacity = 64ull << 20;
+  options.config.device_capacity = 16ull << 20;
+  options.config.host_capacity = 64ull << 20;
   strata::node::Node node(argc, argv, options);
   node.define_kernel(strata::node::testing::axpy_kernel());
   strata::node::testing::the_node = &node;

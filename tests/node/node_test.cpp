@@ -31,8 +31,8 @@ NodeOptions small_node() {
   options.config.cpu_threads = 2;
   options.config.backends = "cpu";
   options.config.kernel_cache_dir = "off";
-  options.memory.device_capacity = 64 * 1024;  // 4 chunks of 16 KiB
-  options.memory.host_capacity = 1 << 20;
+  options.config.device_capacity = 64 * 1024;  // 4 chunks of 16 KiB
+  options.config.host_capacity = 1 << 20;
   return options;
 }
 
@@ -102,8 +102,12 @@ TEST(Node, BuildsEveryPartFromOneConfiguration) {
   EXPECT_EQ(node.config().cpu_threads, 2u);
   ASSERT_EQ(node.devices().size(), 1u);
   EXPECT_EQ(node.devices().front()->info().backend, device::BackendKind::cpu);
-  // One host space, the disk and one space per device.
+  // One host space, the disk and one space per device, of the configured capacities.
   EXPECT_EQ(node.memory().space_count(), 3u);
+  const auto stats = node.memory().stats();
+  EXPECT_EQ(stats.spaces[node.memory().host().index].capacity, 1u << 20);
+  EXPECT_EQ(stats.spaces[node.memory().space_of(*node.devices().front()).index].capacity,
+            64u * 1024);
   EXPECT_FALSE(node.device_reports().empty());
   const runtime::DeviceExecutors& exec = node.executors(0);
   EXPECT_EQ(exec.device, node.devices().front());

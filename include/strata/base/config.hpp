@@ -24,6 +24,11 @@ struct Config {
   std::string opencl_device_type = "all";        // all, cpu, gpu, accelerator
   std::string opencl_device;  // device index or name substring within the platform; empty: all
   std::string kernel_cache_dir = "default";  // compiled kernels on disk; "off": memory only
+  std::uint64_t host_capacity = 1ull << 30;  // bytes of host memory for chunks, per process
+  std::uint64_t device_capacity = 0;         // per device; 0: 90% of its memory
+  std::string spill_dir;                     // where spill files go; empty: $TMPDIR or /tmp
+  std::uint64_t spill_capacity = 0;          // bytes of spill files; 0: the file system's room
+  std::uint64_t network_piece_bytes = 8ull << 20;  // bulk transfers move in pieces of this
 
   // Sets a setting from text; throws ConfigError naming the setting when unknown or malformed.
   // `source` says where the value came from ("STRATA_CPU_THREADS", "--cpu-threads", ...).

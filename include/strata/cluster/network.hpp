@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "strata/base/config.hpp"
 #include "strata/cluster/serialization.hpp"
 #include "strata/runtime/executor.hpp"
 
@@ -43,6 +44,9 @@ struct NetworkStats {
 };
 
 struct NetworkOptions {
+  // The setting network_piece_bytes of `config`.
+  static NetworkOptions from(const Config& config) { return {config.network_piece_bytes}; }
+
   std::uint64_t piece_bytes = 8ull << 20;  // bulk transfers move in pieces of at most this
 };
 

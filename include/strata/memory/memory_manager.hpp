@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "strata/base/config.hpp"
 #include "strata/base/error.hpp"
 #include "strata/device/device.hpp"
 #include "strata/memory/range_allocator.hpp"
@@ -46,6 +47,9 @@ enum class ChunkAccess : std::uint8_t { read, write, read_write };
 
 // Capacities of the spaces; below the physical sizes to emulate small machines in tests.
 struct MemoryOptions {
+  // The settings host_capacity, device_capacity, spill_dir and spill_capacity of `config`.
+  static MemoryOptions from(const Config& config);
+
   std::uint64_t host_capacity = 1ull << 30;
   std::uint64_t device_capacity = 0;  // per device; 0: 90% of its memory, at most one buffer
   std::string spill_root;             // where the spill directory goes; empty: $TMPDIR or /tmp

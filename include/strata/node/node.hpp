@@ -26,12 +26,13 @@ namespace strata::node {
 
 // What a node is built from.
 struct NodeOptions {
-  // The runtime's settings and the devices to use (`backends`, `opencl_*`); with several ranks
-  // each writes its own trace ("run.json" becomes "run.rank1.json").
+  // Every setting (docs/configuration.md): the runtime's threads and budgets, the devices to use
+  // (`backends`, `opencl_*`), the memory spaces' capacities and spill directory, the network's
+  // piece size. With several ranks each writes its own trace ("run.json" becomes
+  // "run.rank1.json").
   Config config = Config::from_environment();
-  memory::MemoryOptions memory;
-  cluster::NetworkOptions network;
-  // Sizes the memory spaces once the devices are known (room per device, say); optional.
+  // Adjusts the memory spaces (from the configuration) once the devices are known (room per
+  // device, say); optional.
   std::function<void(memory::MemoryOptions&, std::span<device::Device* const>)> size_memory;
 };
 
