@@ -10,13 +10,12 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev libstarpu-dev
   # base libraries
   libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev libxxhash-dev libtbb-dev libcereal-dev
-  # the all-pairs applications: JPEG images (libjpeg-turbo), gzipped FASTA (zlib)
-  libjpeg62-turbo-dev zlib1g-dev
+  # the all-pairs applications: JPEG images (libjpeg-turbo), gzipped FASTA (zlib), the PNG images
+  # they write (libpng), the drawing of a phylogenetic tree and the benchmarks' plots (python3-matplotlib)
+  libjpeg62-turbo-dev zlib1g-dev libpng-dev python3 python3-matplotlib
   # optional components detected at configure time
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
   libopenmpi-dev openmpi-bin libhdf5-dev libhwloc-dev
-  # plots of benchmark results
-  python3-matplotlib
 )
 
 missing=()

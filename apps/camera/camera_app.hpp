@@ -9,9 +9,11 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "camera/camera_application.hpp"
 #include "camera/clustering.hpp"
+#include "common/outputs.hpp"
 #include "strata/allpairs/application.hpp"
 
 namespace strata::apps::camera {
@@ -50,5 +52,21 @@ Evaluation evaluate(const std::filesystem::path& dir, const std::filesystem::pat
 // The same from the scores themselves (photos without any scored pair, e.g. skipped as
 // unreadable, are left out and counted).
 Evaluation evaluate_scores(const std::filesystem::path& dir, std::span<const ScoredPair> pairs);
+
+// The photos grouped without any truth: single linkage at match_threshold() over the scores.
+struct Grouping {
+  // Per photo its group, 0 .. groups - 1 in the order of each group's first photo; photos
+  // without any scored pair (skipped as unreadable) get UINT32_MAX.
+  std::vector<std::uint32_t> group;
+  std::size_t groups = 0;
+  MatchThreshold threshold;
+};
+Grouping group_photos(std::size_t photos, std::uint64_t pixels, std::span<const ScoredPair> pairs);
+
+// Writes the answer of a run beside its results file (results.bin -> results.*): the groups of
+// photos that share a camera (.groups.csv: photo,group, groups numbered from 1), every pair's
+// score (.scores.csv: photo_a,photo_b,ncc) and the score matrix ordered by group (.scores.png).
+// Needs no truth.
+Outputs write_outputs(const std::filesystem::path& dir, const std::filesystem::path& results);
 
 }  // namespace strata::apps::camera

@@ -8,8 +8,11 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <span>
 #include <string>
 
+#include "common/outputs.hpp"
+#include "microscopy/fusion.hpp"
 #include "microscopy/registration_options.hpp"
 #include "microscopy/site_template.hpp"
 #include "strata/allpairs/application.hpp"
@@ -49,5 +52,19 @@ struct Evaluation {
 // (modulo the template's symmetry); particles with no result at all (skipped files) are left
 // out. The summary also gives the global rotations recovered from all pairs.
 Evaluation evaluate(const std::filesystem::path& dir, const std::filesystem::path& results);
+
+// Writes the answer of a run beside its results file (results.bin -> results.*): the fused
+// super-particle (fuse_particles(): global rotations and shifts from the all-to-all
+// registrations) as localizations (.fused.csv: x,y,sigma,particle in nm) and rendered
+// (.fused.png, 1 nm pixels). Rotations are synchronized modulo the truth's symmetry when
+// truth.json is there (then the summary gives the fused image's correlation with the template's
+// rendering), else modulo 360 degrees.
+Outputs write_outputs(const std::filesystem::path& dir, const std::filesystem::path& results);
+
+// The sigma of the template rendering a fusion is compared with: sqrt(2) times the median
+// localization sigma.
+double template_sigma(std::span<const FusedLocalization> localizations);
+// A rendering as an image (viridis, scaled to its 99.9th percentile).
+Image8 render_image(const Rendering& rendering);
 
 }  // namespace strata::apps::microscopy

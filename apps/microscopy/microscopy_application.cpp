@@ -190,7 +190,8 @@ RegistrationResult MicroscopyApplication::postprocess(allpairs::ItemIndex left,
   double degrees =
       std::remainder(static_cast<double>(value(L::state_angle)) * 180.0 / std::numbers::pi, 360.0);
   if (degrees <= -180.0) degrees += 360.0;
-  return {value(L::result_score), static_cast<float>(degrees), value(L::result_bhattacharyya)};
+  return {value(L::result_score), static_cast<float>(degrees), value(L::result_bhattacharyya),
+          value(L::state_tx), value(L::state_ty)};
 }
 
 std::unique_ptr<allpairs::ApplicationBase> open(const std::filesystem::path& dir) {

@@ -13,6 +13,11 @@ struct RegistrationResult {
   float angle = 0;
   // The Bhattacharyya overlap at the optimum, normalized the same way.
   float bhattacharyya = 0;
+  // The translation (nm) at the optimum, after the rotation: with both particles centred at
+  // their centroids, a localization x of the left particle lands at R(angle) x + (tx, ty) in the
+  // right one.
+  float tx = 0;
+  float ty = 0;
 };
 
 }  // namespace strata::apps::microscopy

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "common/outputs.hpp"
 #include "phylogeny/distance_matrix.hpp"
 #include "phylogeny/evolution.hpp"
 #include "phylogeny/phylogeny_application.hpp"
@@ -51,5 +52,28 @@ Evaluation evaluate(const std::filesystem::path& dir, const std::filesystem::pat
 // The same from a matrix of distances between species of `dir` (all of them, or those that
 // have results).
 Evaluation evaluate_distances(const std::filesystem::path& dir, const DistanceMatrix& distances);
+
+// The distances D of a results file over the proteomes of `dir`, between the species that have
+// results (skipped ones are left out); every pair of them must have one.
+DistanceMatrix read_distances(const std::filesystem::path& dir,
+                              const std::filesystem::path& results);
+
+// The matrix in PHYLIP's square format: the count, then per species its name (spaces as '_')
+// padded to 10 columns as strict PHYLIP reads it (longer names: the longest plus two spaces,
+// relaxed PHYLIP) and its row of distances.
+std::string to_phylip(const DistanceMatrix& distances);
+
+// Draws the Newick tree in `newick` as a PNG by running `script` (strata_draw_tree.py) with
+// Debian's python3 and matplotlib (no display needed). Empty when drawn; else why not (python3 or
+// matplotlib missing, the script missing or failing).
+std::string draw_tree(const std::filesystem::path& newick, const std::filesystem::path& png,
+                      const std::filesystem::path& script);
+
+// Writes the answer of a run beside its results file (results.bin -> results.*): the
+// neighbor-joining tree (.tree.nwk), the distance matrix (.distances.phy) and the tree drawn by
+// `draw_script` (.tree.png; skipped, said in the summary, when it cannot be drawn). Needs no
+// truth.
+Outputs write_outputs(const std::filesystem::path& dir, const std::filesystem::path& results,
+                      const std::filesystem::path& draw_script);
 
 }  // namespace strata::apps::phylogeny

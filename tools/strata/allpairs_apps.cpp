@@ -16,11 +16,21 @@ namespace strata::cli {
 namespace {
 
 // The table entry of an application namespace that has generate / open / evaluate.
-template <class GenerateOptions, class Generate, class Open, class Evaluate>
+// An application's outputs as the table returns them.
+template <class Outputs>
+std::pair<std::vector<AllPairsOutput>, std::string> converted(const Outputs& outputs) {
+  std::vector<AllPairsOutput> files;
+  for (const auto& file : outputs.files)
+    files.push_back({file.path, file.what});
+  return {std::move(files), outputs.summary};
+}
+
+template <class GenerateOptions, class Generate, class Open, class Evaluate, class WriteOutputs>
 AllPairsApp entry(std::string name, std::string description, Generate generate, Open open,
-                  Evaluate evaluate) {
+                  Evaluate evaluate, std::string truth_file, WriteOutputs write_outputs) {
   return AllPairsApp{
-      std::move(name), std::move(description),
+      std::move(name),
+      std::move(description),
       [generate](const std::filesystem::path& dir, std::size_t items, std::uint64_t seed) {
         GenerateOptions options;
         if (items != 0) options.items = items;  // 0: the application's default
@@ -31,6 +41,10 @@ AllPairsApp entry(std::string name, std::string description, Generate generate, 
       [evaluate](const std::filesystem::path& dir, const std::filesystem::path& results) {
         const auto evaluation = evaluate(dir, results);
         return std::pair{evaluation.recovered, evaluation.summary};
+      },
+      std::move(truth_file),
+      [write_outputs](const std::filesystem::path& dir, const std::filesystem::path& results) {
+        return converted(write_outputs(dir, results));
       }};
 }
 
@@ -41,21 +55,30 @@ std::vector<AllPairsApp> make_table() {
   table.push_back(entry<camera::GenerateOptions>(
       "camera", "common-source camera identification: PRNU patterns of JPEG photos, NCC",
       camera::generate, [](const std::filesystem::path& dir) { return camera::open(dir); },
-      camera::evaluate));
+      camera::evaluate, "truth.csv",
+      [](const std::filesystem::path& dir, const std::filesystem::path& results) {
+        return camera::write_outputs(dir, results);
+      }));
 #endif
 #ifdef STRATA_APP_PHYLOGENY
   namespace phylogeny = strata::apps::phylogeny;
   table.push_back(entry<phylogeny::GenerateOptions>(
       "phylogeny", "tree of life: composition vectors of gzipped FASTA proteomes, correlation",
       phylogeny::generate, [](const std::filesystem::path& dir) { return phylogeny::open(dir); },
-      phylogeny::evaluate));
+      phylogeny::evaluate, "truth.nwk",
+      [](const std::filesystem::path& dir, const std::filesystem::path& results) {
+        return phylogeny::write_outputs(dir, results, tree_drawing_script());
+      }));
 #endif
 #ifdef STRATA_APP_MICROSCOPY
   namespace microscopy = strata::apps::microscopy;
   table.push_back(entry<microscopy::GenerateOptions>(
       "microscopy", "localization-microscopy particle fusion: GMM registration of particles",
       microscopy::generate, [](const std::filesystem::path& dir) { return microscopy::open(dir); },
-      microscopy::evaluate));
+      microscopy::evaluate, "truth.json",
+      [](const std::filesystem::path& dir, const std::filesystem::path& results) {
+        return microscopy::write_outputs(dir, results);
+      }));
 #endif
   return table;
 }
@@ -75,6 +98,17 @@ const AllPairsApp& find_allpairs_app(const std::string& name) {
   }
   throw Error("no all-pairs application '" + name +
               "' (this build has: " + (known.empty() ? "none" : known) + ")");
+}
+
+std::filesystem::path tree_drawing_script() {
+  std::error_code error;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (error) return {};
+  for (const std::filesystem::path& candidate :
+       {self.parent_path() / "strata_draw_tree.py",
+        self.parent_path().parent_path() / "share" / "strata" / "strata_draw_tree.py"})
+    if (std::filesystem::is_regular_file(candidate, error)) return candidate;
+  return {};
 }
 
 }  // namespace strata::cli

@@ -13,6 +13,12 @@
 
 namespace strata::cli {
 
+// A file an application wrote for the user after a run, and what it holds.
+struct AllPairsOutput {
+  std::filesystem::path path;
+  std::string what;
+};
+
 // One application's entry points.
 struct AllPairsApp {
   std::string name;
@@ -24,10 +30,21 @@ struct AllPairsApp {
   std::function<std::pair<bool, std::string>(const std::filesystem::path& dir,
                                              const std::filesystem::path& results)>
       evaluate;
+  // The truth file of a generated data set (in the data directory); a run evaluates its results
+  // only where there is one.
+  std::string truth_file;
+  // Writes the run's answer beside the results file; the files and a summary (truth not needed).
+  std::function<std::pair<std::vector<AllPairsOutput>, std::string>(
+      const std::filesystem::path& dir, const std::filesystem::path& results)>
+      write_outputs;
 };
 
 const std::vector<AllPairsApp>& allpairs_apps();
 // The application called `name`; an error listing the known ones otherwise.
 const AllPairsApp& find_allpairs_app(const std::string& name);
+
+// The tree drawing script (strata_draw_tree.py) next to this executable, or in ../share/strata
+// once installed; empty when neither has it.
+std::filesystem::path tree_drawing_script();
 
 }  // namespace strata::cli

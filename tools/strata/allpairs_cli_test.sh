@@ -4,6 +4,11 @@
 #   recovers:  generate ITEMS items, run on NP processes (default 1): exit 0, truth recovered
 #   bad_input: one file cut short: the run stops naming it (NP processes); with
 #              --skip-bad-input the run completes and counts the skipped item
+#   outputs:   setting flags after the subcommand; the answer's files are written beside the
+#              results and named in the report; without the truth file the run exits 0
+#   bad_options: nonsense option values are errors naming the option and its range
+#   real_photos: APP is camera, ITEMS a directory of real photos named *_BODY_NUMBER.JPG: the
+#              groups written are the bodies
 set -euo pipefail
 strata=$1 mode=$2 app=$3 items=$4 np=${5:-1}
 dir=$(mktemp -d "${TMPDIR:-/tmp}/strata-allpairs-cli-XXXXXX")
@@ -12,8 +17,85 @@ launcher=()
 [[ $np -gt 1 ]] && launcher=("$strata" launch -n "$np" --)
 export STRATA_KERNEL_CACHE_DIR=off
 
+# The files `run` writes beside DIR/results.bin for each application.
+outputs_of() {
+  case $1 in
+    camera) echo results.groups.csv results.scores.csv results.scores.png ;;
+    phylogeny)
+      echo results.tree.nwk results.distances.phy
+      if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then echo results.tree.png; fi
+      ;;
+    microscopy) echo results.fused.csv results.fused.png ;;
+  esac
+}
+
+# Runs "$@", which must fail with a message naming $expect.
+must_fail_naming() {
+  local expect=$1
+  shift
+  if "$@" >"$dir/err.txt" 2>&1; then
+    echo "should have failed: $*"
+    exit 1
+  fi
+  cat "$dir/err.txt"
+  grep -q -- "$expect" "$dir/err.txt" || { echo "the error does not name $expect"; exit 1; }
+}
+
+if [[ $mode == real_photos ]]; then
+  "$strata" allpairs run camera "$items" --quiet --output "$dir/real.bin" | tee "$dir/out.txt"
+  grep -q "no truth file" "$dir/out.txt"
+  # photo,group -> body,group: each body one group, the bodies in different groups.
+  pairs=$(tail -n +2 "$dir/real.groups.csv" | sed -E 's/^.*_([0-9]+)_[0-9]+\.JPG,/\1,/' | sort -u)
+  echo "body,group: $pairs"
+  [[ $(echo "$pairs" | cut -d, -f1 | sort -u | wc -l) -eq $(echo "$pairs" | wc -l) ]] ||
+    { echo "a body is split over groups"; exit 1; }
+  [[ $(echo "$pairs" | cut -d, -f2 | sort -u | wc -l) -eq $(echo "$pairs" | wc -l) ]] ||
+    { echo "bodies share a group"; exit 1; }
+  exit 0
+fi
+
+if [[ $mode == bad_options ]]; then
+  must_fail_naming "--items" "$strata" allpairs generate "$app" "$dir/none" --items 0
+  grep -q "range" "$dir/err.txt" || { echo "no range given"; exit 1; }
+  [[ ! -e $dir/none ]] || { echo "a refused generate wrote files"; exit 1; }
+  "$strata" allpairs generate "$app" "$dir" --items "$items"
+  for option in "--leaf 0" "--hops 0" "--jobs 0"; do
+    must_fail_naming "${option% *}" "$strata" allpairs run "$app" "$dir" --quiet $option
+    grep -q "range" "$dir/err.txt" || { echo "no range given"; exit 1; }
+  done
+  for cache in --device-cache --host-cache; do
+    must_fail_naming "$cache '0 slots': at least 2 slots" \
+      "$strata" allpairs run "$app" "$dir" --quiet "$cache" "0 slots"
+    must_fail_naming "$cache '0B': more than 0 bytes" \
+      "$strata" allpairs run "$app" "$dir" --quiet "$cache" "0B"
+  done
+  [[ ! -e $dir/results.bin ]] || { echo "a refused run wrote results"; exit 1; }
+  exit 0
+fi
+
 "$strata" allpairs generate "$app" "$dir" --items "$items"
 case $mode in
+  outputs)
+    # Setting flags after the subcommand, as before it (the trace outside the data set: the
+    # microscopy application would read it as a particle).
+    trace=$dir.trace.json
+    trap 'rm -rf "$dir" "$trace"' EXIT
+    "$strata" allpairs run "$app" "$dir" --quiet --device-cache 64MiB --trace "$trace" \
+      --cpu-threads 2 | tee "$dir/out.txt"
+    grep -q "the truth was recovered" "$dir/out.txt"
+    [[ -s $trace ]] || { echo "--trace after the subcommand wrote no trace"; exit 1; }
+    for file in $(outputs_of "$app"); do
+      [[ -s $dir/$file ]] || { echo "no $file"; exit 1; }
+      grep -q "^output: $dir/$file " "$dir/out.txt" || { echo "the report does not name $file"; exit 1; }
+    done
+    # Without the truth the run succeeds and writes the same answer.
+    rm -f "$dir"/truth.* "$dir"/results.*
+    "$strata" allpairs run "$app" "$dir" --quiet --device-cache 64MiB | tee "$dir/out.txt"
+    grep -q "no truth file" "$dir/out.txt" || { echo "no word on the missing truth"; exit 1; }
+    for file in $(outputs_of "$app"); do
+      [[ -s $dir/$file ]] || { echo "no $file without the truth"; exit 1; }
+    done
+    ;;
   recovers)
     "${launcher[@]}" "$strata" allpairs run "$app" "$dir" --quiet --device-cache 64MiB \
       --host-cache "$((items / 2 + 2)) slots" | tee "$dir/out.txt"

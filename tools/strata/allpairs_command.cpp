@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "allpairs_apps.hpp"
 #include "progress_line.hpp"
@@ -22,14 +24,22 @@ void parse_cache_size(const std::string& text, const char* flag, std::uint64_t& 
   if (text.empty()) return;
   const auto at = text.find("slot");
   if (at != std::string::npos) {
-    const auto count = parse_count(text.substr(0, text.find_last_not_of(' ', at - 1) + 1));
+    const auto count = at == 0
+                           ? std::nullopt
+                           : parse_count(text.substr(0, text.find_last_not_of(' ', at - 1) + 1));
     if (!count) throw Error(fmt::format("{} '{}': expected a number of slots", flag, text));
+    if (*count < 2)
+      throw Error(fmt::format(
+          "{} '{}': at least 2 slots (a pair needs both its items in the cache)", flag, text));
     slots = *count;
     return;
   }
   const auto size = parse_bytes(text);
   if (!size)
     throw Error(fmt::format("{} '{}': expected bytes (256MiB) or slots (40 slots)", flag, text));
+  if (*size == 0)
+    throw Error(
+        fmt::format("{} '{}': more than 0 bytes (256MiB), or at least 2 slots", flag, text));
   bytes = *size;
 }
 
@@ -139,6 +149,18 @@ int run(const EffectiveConfig& effective, const AllPairsOptions& options) {
   if (!options.report_json.empty()) {
     std::ofstream(options.report_json) << report_json(report).dump(2) << "\n";
   }
+  // The answer for the user, beside the results file; then the truth, where the data has one.
+  const auto [files, summary] = app.write_outputs(dir, engine.output);
+  for (const AllPairsOutput& file : files)
+    fmt::print("output: {} ({})\n", file.path.string(), file.what);
+  if (!summary.empty()) fmt::print("{}\n", summary);
+  if (!std::filesystem::exists(dir / app.truth_file)) {
+    fmt::print(
+        "{}: no truth file; nothing to evaluate (`strata allpairs evaluate` checks a run "
+        "against a data set's truth)\n",
+        (dir / app.truth_file).string());
+    return 0;
+  }
   return evaluate(app, dir, engine.output);
 }
 
@@ -155,11 +177,16 @@ CLI::App& add_allpairs_command(CLI::App& app, AllPairsOptions& options) {
   generate->add_option("application", options.application, "camera, phylogeny or microscopy")
       ->required();
   generate->add_option("directory", options.directory, "Where to write it")->required();
-  generate->add_option("--items", options.items, "Number of items (default: the application's)");
+  generate
+      ->add_option("--items", options.items,
+                   "Number of items, 2 to 1000000 (default: the application's)")
+      ->check(CLI::Range(std::size_t{2}, std::size_t{1000000}));
   generate->add_option("--seed", options.seed, "Seed of the generator");
 
   CLI::App* run = command->add_subcommand(
-      "run", "Compare every pair of a data set; then check the results against its truth");
+      "run",
+      "Compare every pair of a data set, write the answer beside the results (groups, tree, "
+      "fused particle); then check it against the data set's truth where there is one");
   run->add_option("application", options.application, "camera, phylogeny or microscopy")
       ->required();
   run->add_option("directory", options.directory, "The data set")->required();
@@ -171,9 +198,14 @@ CLI::App& add_allpairs_command(CLI::App& app, AllPairsOptions& options) {
                   "Host cache per process: bytes (1GiB) or slots ('200 slots')");
   run->add_flag("--no-distributed", options.no_distributed,
                 "Do not ask other processes' caches before loading an item");
-  run->add_option("--hops", options.hops, "Candidates asked per distributed cache request (h)");
-  run->add_option("--jobs", options.jobs, "Jobs in flight per device (back-pressure)");
-  run->add_option("--leaf", options.leaf, "Blocks of at most LEAF x LEAF pairs are not split");
+  run->add_option("--hops", options.hops,
+                  "Candidates asked per distributed cache request (h), 1 to 1024")
+      ->check(CLI::Range(1u, 1024u));
+  run->add_option("--jobs", options.jobs, "Jobs in flight per device (back-pressure), 1 to 65536")
+      ->check(CLI::Range(1u, 65536u));
+  run->add_option("--leaf", options.leaf,
+                  "Blocks of at most LEAF x LEAF pairs are not split, 1 to 1000000")
+      ->check(CLI::Range(1u, 1000000u));
   run->add_option("--devices", options.devices, "Backends to compute on: cpu, opencl, cuda");
   run->add_flag("--skip-bad-input", options.skip_bad_input,
                 "Skip unreadable items with a warning instead of stopping");

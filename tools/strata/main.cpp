@@ -47,6 +47,9 @@ int main(int argc, char** argv) {
   CLI::App& allpairs = add_allpairs_command(app, allpairs_options);
   for (CLI::App* command : {&info, &config, &demo, &allpairs})
     setting_flags.add_to(*command);
+  // ... and after `allpairs run`, `allpairs generate`, ...
+  for (CLI::App* command : allpairs.get_subcommands(std::function<bool(CLI::App*)>{}))
+    setting_flags.add_to(*command);
 
   try {
     app.parse(argc, argv);

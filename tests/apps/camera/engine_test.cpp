@@ -6,8 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <fstream>
+#include <map>
 
 #include "camera/camera_app.hpp"
+#include "camera/image_set.hpp"
 #include "strata/allpairs/results_file.hpp"
 #include "test_support.hpp"
 
@@ -92,6 +95,65 @@ TEST(CameraEngineInput, ATruncatedPhotoIsSkippedWhenAskedAndLeftOutOfTheEvaluati
   EXPECT_TRUE(evaluation.recovered) << evaluation.summary;
   EXPECT_NE(evaluation.summary.find("1 of the 12 photos have no results"), std::string::npos)
       << evaluation.summary;
+}
+
+// The answer written beside the results file, without looking at the truth: the groups are the
+// cameras, the scores are the results', the matrix image has a cell per photo.
+TEST(CameraEngineOutputs, TheGroupsAreTheCamerasAndTheScoresTheResults) {
+  TempDir dir;
+  const auto photos_dir = dir.path() / "photos";
+  generate(photos_dir, photos());
+  std::map<std::string, std::string> camera_of;
+  for (const TruthEntry& entry : read_truth(photos_dir))
+    camera_of[entry.image] = entry.camera;
+  std::filesystem::remove(photos_dir / "truth.csv");  // not needed for the answer
+  const auto application = open(photos_dir);
+  const auto output = dir.path() / "run.bin";
+  allpairs::run_all_pairs(*application, engine_options(output, "cpu"), engine_test_network());
+
+  const Outputs outputs = write_outputs(photos_dir, output);
+  ASSERT_EQ(outputs.files.size(), 3u);
+  EXPECT_EQ(outputs.files[0].path, dir.path() / "run.groups.csv");
+  EXPECT_EQ(outputs.files[1].path, dir.path() / "run.scores.csv");
+  EXPECT_EQ(outputs.files[2].path, dir.path() / "run.scores.png");
+  EXPECT_NE(outputs.summary.find("12 photos in 3 groups"), std::string::npos) << outputs.summary;
+
+  // Groups: two photos share a group exactly when they share a camera.
+  std::ifstream groups(outputs.files[0].path);
+  std::string line;
+  ASSERT_TRUE(std::getline(groups, line));
+  EXPECT_EQ(line, "photo,group");
+  std::vector<std::pair<std::string, std::string>> rows;  // photo, group
+  while (std::getline(groups, line)) {
+    const auto comma = line.find(',');
+    ASSERT_NE(comma, std::string::npos) << line;
+    rows.emplace_back(line.substr(0, comma), line.substr(comma + 1));
+  }
+  ASSERT_EQ(rows.size(), 12u);
+  for (const auto& [a, group_a] : rows)
+    for (const auto& [b, group_b] : rows)
+      EXPECT_EQ(group_a == group_b, camera_of.at(a) == camera_of.at(b)) << a << " " << b;
+
+  // Scores: one line per pair, the results file's NCC.
+  const auto results = allpairs::read_results<Result>(output);
+  std::ifstream scores(outputs.files[1].path);
+  ASSERT_TRUE(std::getline(scores, line));
+  EXPECT_EQ(line, "photo_a,photo_b,ncc");
+  std::size_t count = 0;
+  while (std::getline(scores, line)) {
+    ASSERT_LT(count, results.size());
+    const auto& result = results[count++];
+    const std::string prefix = application->file_of(result.left).filename().string() + "," +
+                               application->file_of(result.right).filename().string() + ",";
+    ASSERT_EQ(line.substr(0, prefix.size()), prefix);
+    EXPECT_NEAR(std::stod(line.substr(prefix.size())), result.value.ncc, 1e-6);
+  }
+  EXPECT_EQ(count, 66u);
+
+  const Image8 image = read_png(outputs.files[2].path, 3);
+  EXPECT_EQ(image.width, image.height);
+  EXPECT_EQ(image.width % 12, 0u);
+  EXPECT_GT(image.width, 0u);
 }
 
 }  // namespace

@@ -7,8 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 
 #include "microscopy/microscopy_app.hpp"
+#include "microscopy/particle_json.hpp"
 #include "sequential_driver.hpp"
 #include "strata/allpairs/results_file.hpp"
 #include "strata/device/backends.hpp"
@@ -100,6 +102,75 @@ TEST(MicroscopyEngineInput, ATruncatedParticleIsSkippedWhenAskedAndLeftOutOfTheE
   EXPECT_TRUE(evaluation.recovered) << evaluation.summary;
   EXPECT_NE(evaluation.summary.find("1 of the 6 particles have no results"), std::string::npos)
       << evaluation.summary;
+}
+
+// The fused super-particle: every particle brought into one frame by the global rotations and
+// shifts matches the template it was sampled from; stacking the particles at their centroids
+// without the registrations does not.
+TEST(MicroscopyEngineOutputs, TheFusedParticleMatchesTheTemplate) {
+  TempDir dir;
+  const auto data = dir.path() / "particles";
+  GenerateOptions generated = particles();
+  generated.items = 10;
+  generated.localizations = 100;
+  generate(data, generated);
+  const auto application = open(data);
+  const auto output = dir.path() / "results.bin";
+  allpairs::run_all_pairs(*application, engine_options(output, "cpu"), engine_test_network());
+
+  const Outputs outputs = write_outputs(data, output);
+  ASSERT_EQ(outputs.files.size(), 2u);
+  EXPECT_EQ(outputs.files[0].path, dir.path() / "results.fused.csv");
+  EXPECT_EQ(outputs.files[1].path, dir.path() / "results.fused.png");
+  EXPECT_NE(outputs.summary.find("correlation of the fused image with the ring template"),
+            std::string::npos)
+      << outputs.summary;
+
+  std::vector<Particle> particles;
+  std::size_t localizations = 0;
+  for (std::size_t i = 0; i < application->item_count(); ++i) {
+    particles.push_back(parse_particle(
+        testing::read_text(application->file_of(static_cast<allpairs::ItemIndex>(i))),
+        application->file_of(static_cast<allpairs::ItemIndex>(i))));
+    localizations += particles.back().size();
+  }
+  const auto results = allpairs::read_results<RegistrationResult>(output);
+  const Fusion fusion = fuse_particles(particles, results, 8);
+  ASSERT_EQ(fusion.localizations.size(), localizations);
+  EXPECT_GE(fusion.pairs_used, results.size() * 8 / 10);
+  const SiteTemplate ring = make_template(Structure::ring);
+  const double sigma = template_sigma(fusion.localizations);
+  const std::uint32_t size = rendering_size(fusion.localizations, 1.0);
+  const TemplateMatch fused =
+      match_template(render_localizations(fusion.localizations, size, 1.0), ring, sigma);
+
+  // The same localizations stacked at their particles' centroids, unrotated.
+  std::vector<FusedLocalization> stacked;
+  for (std::uint32_t i = 0; i < particles.size(); ++i) {
+    double cx = 0, cy = 0;
+    for (const Localization& l : particles[i]) {
+      cx += l.x / static_cast<double>(particles[i].size());
+      cy += l.y / static_cast<double>(particles[i].size());
+    }
+    for (const Localization& l : particles[i])
+      stacked.push_back({static_cast<float>(l.x - cx), static_cast<float>(l.y - cy), l.sigma, i});
+  }
+  const TemplateMatch naive = match_template(render_localizations(stacked, size, 1.0), ring, sigma);
+  EXPECT_GE(fused.correlation, 0.75) << outputs.summary;
+  EXPECT_LE(naive.correlation, fused.correlation - 0.2) << naive.correlation;
+
+  // The localization file holds every localization; the image reads back at its size.
+  std::ifstream csv(outputs.files[0].path);
+  std::string line;
+  std::size_t lines = 0;
+  std::getline(csv, line);
+  EXPECT_EQ(line, "x,y,sigma,particle");
+  while (std::getline(csv, line))
+    ++lines;
+  EXPECT_EQ(lines, localizations);
+  const Image8 image = read_png(outputs.files[1].path, 3);
+  EXPECT_EQ(image.width, size);
+  EXPECT_EQ(image.height, size);
 }
 
 }  // namespace

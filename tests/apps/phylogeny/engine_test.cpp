@@ -9,9 +9,12 @@
 
 #include <cstring>
 #include <fstream>
+#include <sstream>
 
 #include "phylogeny/data_directory.hpp"
+#include "phylogeny/newick.hpp"
 #include "phylogeny/phylogeny_app.hpp"
+#include "phylogeny/robinson_foulds.hpp"
 #include "sequential_driver.hpp"
 #include "small_data_set.hpp"
 #include "strata/allpairs/results_file.hpp"
@@ -72,6 +75,64 @@ TEST_P(PhylogenyEngine, TheResultsFileRecoversTheTreeAndEqualsTheDirectComputati
 
 INSTANTIATE_TEST_SUITE_P(Backends, PhylogenyEngine, ::testing::Values("cpu", "opencl"),
                          [](const auto& backend) { return backend.param; });
+
+// The answer written beside the results file, without the truth: the tree (Newick) is the true
+// topology, the PHYLIP matrix reads back to the results' distances, and the tree is drawn where
+// matplotlib is installed (configure looked; without it the summary says why it was skipped).
+TEST(PhylogenyEngineOutputs, TheTreeTheDistanceMatrixAndTheDrawing) {
+  TempDirectory dir;
+  const auto data = dir.path() / "proteomes";
+  generate(data, testing::small_data_set(6));
+  const Tree truth = parse_newick(read_text_file(data / "truth.nwk"), "truth.nwk");
+  std::filesystem::remove(data / "truth.nwk");  // not needed for the answer
+  const auto application = open(data);
+  const auto output = dir.path() / "results.bin";
+  allpairs::run_all_pairs(*application, engine_options(output), engine_test_network());
+
+  const Outputs outputs = write_outputs(data, output, STRATA_DRAW_TREE_SCRIPT);
+  ASSERT_GE(outputs.files.size(), 2u);
+  EXPECT_EQ(outputs.files[0].path, dir.path() / "results.tree.nwk");
+  EXPECT_EQ(outputs.files[1].path, dir.path() / "results.distances.phy");
+
+  const Tree tree = parse_newick(read_text_file(outputs.files[0].path), "results.tree.nwk");
+  EXPECT_EQ(robinson_foulds(tree, truth).distance, 0u) << read_text_file(outputs.files[0].path);
+
+  // PHYLIP: the count, then a row per species: its name in 10 columns and n distances.
+  const DistanceMatrix distances = read_distances(data, output);
+  std::ifstream phylip(outputs.files[1].path);
+  std::size_t n = 0;
+  phylip >> n;
+  ASSERT_EQ(n, 10u);
+  std::string line;
+  std::getline(phylip, line);
+  for (std::size_t i = 0; i < n; ++i) {
+    ASSERT_TRUE(std::getline(phylip, line));
+    ASSERT_GE(line.size(), 10u);
+    const std::string name = line.substr(0, 10);
+    EXPECT_EQ(name.substr(0, name.find_last_not_of(' ') + 1), distances.names()[i]);
+    std::istringstream values(line.substr(10));
+    for (std::size_t j = 0; j < n; ++j) {
+      double value = -1;
+      ASSERT_TRUE(values >> value) << line;
+      EXPECT_NEAR(value, distances.at(i, j), 5e-7) << i << "," << j;
+    }
+  }
+
+#if STRATA_TEST_HAVE_MATPLOTLIB
+  ASSERT_EQ(outputs.files.size(), 3u) << outputs.summary;
+  EXPECT_EQ(outputs.files[2].path, dir.path() / "results.tree.png");
+  const Image8 image = read_png(outputs.files[2].path, 3);
+  EXPECT_GT(image.width, 100u);
+#else
+  EXPECT_NE(outputs.summary.find("the drawing of the tree was skipped"), std::string::npos)
+      << outputs.summary;
+#endif
+  // Without its script the drawing is skipped, saying so.
+  const std::string why =
+      draw_tree(outputs.files[0].path, dir.path() / "x.png", dir.path() / "missing.py");
+  EXPECT_NE(why.find("missing.py"), std::string::npos) << why;
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "x.png"));
+}
 
 TEST(PhylogenyEngineInput, ATruncatedProteomeStopsTheRunOrIsSkippedAndLeftOutOfTheTree) {
   TempDirectory dir;
