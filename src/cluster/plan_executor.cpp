@@ -114,9 +114,9 @@ PlanExecutor::LocalChunk& PlanExecutor::local(const PlannedAccess& access) {
   if (it != chunks_.end()) return it->second;
   LocalChunk copy;
   copy.bytes = access.bytes;
-  copy.chunk = memory_.create_chunk(access.name, access.bytes);
-  copy.data = runtime_.create_data(access.name, access.bytes);
-  staging_.bind(copy.data, copy.chunk);
+  const runtime::ChunkData made = staging_.create_data(access.name, access.bytes);
+  copy.chunk = made.chunk;
+  copy.data = made.data;
   return chunks_.emplace(access.chunk, std::move(copy)).first->second;
 }
 
@@ -210,12 +210,13 @@ void PlanExecutor::drop(const PlanOp& op) {
   // chunk's next copy waits for this drop; run there, the two hand-offs to a pool worker
   // and back leave a dependent transfer's path (destroying a chunk never waits).
   spec.on(network_executor_).after(old->users);
-  drops_[op.accesses[0].chunk] = submit_task(std::move(spec),
-                                             [this, old](runtime::TaskContext&) {
-                                               old->users.clear();
-                                               memory_.destroy_chunk(old->chunk);
-                                             },
-                                             {});
+  drops_[op.accesses[0].chunk] =
+      submit_task(std::move(spec),
+                  [this, old](runtime::TaskContext&) {
+                    old->users.clear();
+                    staging_.destroy_data({old->data, old->chunk, old->bytes});
+                  },
+                  {});
   if (drops_.size() > prune_drops_above) {
     std::erase_if(drops_, [](const auto& entry) { return entry.second.done(); });
   }
