@@ -13,6 +13,7 @@
 #include <random>
 #include <vector>
 
+#include "random_graph_reference.hpp"
 #include "strata/runtime/runtime.hpp"
 #include "strata/runtime/staging.hpp"
 #include "strata/runtime/thread_pool_executor.hpp"
@@ -20,51 +21,20 @@
 namespace strata::runtime {
 namespace {
 
-constexpr int max_accesses = 3;
+using stress::apply;
+using stress::max_accesses;
+using stress::mix;
+using stress::PlannedAccess;
 
 struct PlannedTask {
   std::uint64_t id;
-  std::vector<std::pair<int, Access>> accesses;
+  std::vector<PlannedAccess> accesses;
   std::vector<int> after;
   Priority priority;
   std::uint32_t candidates;  // bit 0: cpu, 1: gpu, 2: io (at least one)
   double speedup;
   int children;  // pooled children it submits and waits for
 };
-
-std::uint64_t mix(std::uint64_t a, std::uint64_t b) {
-  std::uint64_t x = a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull + (a << 6) + (a >> 2));
-  x ^= x >> 31;
-  return x * 0xBF58476D1CE4E5B9ull;
-}
-
-void apply(const PlannedTask& task, std::vector<std::uint64_t>& data,
-           std::array<std::uint64_t, max_accesses>& observed) {
-  std::uint64_t seen = task.id;
-  for (std::size_t i = 0; i < task.accesses.size(); ++i) {
-    const auto [datum, mode] = task.accesses[i];
-    if (mode == Access::read || mode == Access::read_write) {
-      observed[i] = data[datum];
-      seen = mix(seen, observed[i]);
-    }
-  }
-  for (const auto& [datum, mode] : task.accesses) {
-    auto& value = data[datum];
-    switch (mode) {
-      case Access::read:
-        break;
-      case Access::write:
-        value = mix(seen, 1);
-        break;
-      case Access::read_write:
-        value = mix(value, seen);
-        break;
-      case Access::reduce:
-        value += task.id * 0x100000001B3ull;
-        break;
-    }
-  }
-}
 
 std::vector<PlannedTask> plan(std::mt19937_64& random, int tasks, int data_items) {
   std::vector<PlannedTask> planned(tasks);
@@ -79,7 +49,7 @@ std::vector<PlannedTask> plan(std::mt19937_64& random, int tasks, int data_items
       const int d = datum(random);
       bool duplicate = false;
       for (const auto& seen : task.accesses)
-        duplicate |= seen.first == d;
+        duplicate |= seen.datum == d;
       if (!duplicate) task.accesses.push_back({d, static_cast<Access>(mode(random))});
     }
     if (t > 0 && random() % 4 == 0) task.after.push_back(static_cast<int>(random() % t));

@@ -9,17 +9,16 @@
 #include <random>
 #include <vector>
 
+#include "random_graph_reference.hpp"
 #include "strata/runtime/runtime.hpp"
 
 namespace strata::runtime {
 namespace {
 
-constexpr int max_accesses = 3;
-
-struct PlannedAccess {
-  int datum;
-  Access mode;
-};
+using stress::apply;
+using stress::max_accesses;
+using stress::mix;
+using stress::PlannedAccess;
 
 struct PlannedTask {
   std::uint64_t id;
@@ -28,42 +27,6 @@ struct PlannedTask {
   Priority priority;
   bool on_io;
 };
-
-std::uint64_t mix(std::uint64_t a, std::uint64_t b) {
-  std::uint64_t x = a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull + (a << 6) + (a >> 2));
-  x ^= x >> 31;
-  return x * 0xBF58476D1CE4E5B9ull;
-}
-
-// What one task does to the data: reads are recorded, writes derive from the task and its reads,
-// reductions add (commutative, so their order within a group does not matter).
-void apply(const PlannedTask& task, std::vector<std::uint64_t>& data,
-           std::array<std::uint64_t, max_accesses>& observed) {
-  std::uint64_t seen = task.id;
-  for (std::size_t i = 0; i < task.accesses.size(); ++i) {
-    const auto& access = task.accesses[i];
-    if (access.mode == Access::read || access.mode == Access::read_write) {
-      observed[i] = data[access.datum];
-      seen = mix(seen, observed[i]);
-    }
-  }
-  for (const auto& access : task.accesses) {
-    auto& value = data[access.datum];
-    switch (access.mode) {
-      case Access::read:
-        break;
-      case Access::write:
-        value = mix(seen, 1);
-        break;
-      case Access::read_write:
-        value = mix(value, seen);
-        break;
-      case Access::reduce:
-        value += task.id * 0x100000001B3ull;
-        break;
-    }
-  }
-}
 
 std::vector<PlannedTask> plan(std::mt19937_64& random, int tasks, int data_items) {
   std::vector<PlannedTask> planned(tasks);

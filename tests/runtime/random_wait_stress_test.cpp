@@ -10,21 +10,14 @@
 #include <string>
 #include <vector>
 
+#include "random_graph_reference.hpp"
 #include "strata/runtime/runtime.hpp"
 
 namespace strata::runtime {
 namespace {
 
-std::uint64_t mix(std::uint64_t a, std::uint64_t b) {
-  std::uint64_t x = a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull + (a << 6) + (a >> 2));
-  x ^= x >> 31;
-  return x * 0xBF58476D1CE4E5B9ull;
-}
-
-struct PlannedAccess {
-  int datum;
-  Access mode;
-};
+using stress::mix;
+using stress::PlannedAccess;
 
 // Work a task does inside its body: wait for an earlier top-level task, then run children.
 struct Inner {

@@ -1,0 +1,58 @@
+#pragma once
+// The sequential reference of the randomized stress tests: what one planned task does to the data
+// (reads are recorded, writes derive from the task and its reads, reductions add, so their order
+// within a group does not matter). A stress test runs the same tasks on the runtime and compares.
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "strata/runtime/data_handle.hpp"
+
+namespace strata::runtime::stress {
+
+inline constexpr int max_accesses = 3;
+
+struct PlannedAccess {
+  int datum;
+  Access mode;
+};
+
+inline std::uint64_t mix(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t x = a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull + (a << 6) + (a >> 2));
+  x ^= x >> 31;
+  return x * 0xBF58476D1CE4E5B9ull;
+}
+
+// `task` has an `id` and `accesses` (PlannedAccess, at most max_accesses).
+template <class Task>
+void apply(const Task& task, std::vector<std::uint64_t>& data,
+           std::array<std::uint64_t, max_accesses>& observed) {
+  std::uint64_t seen = task.id;
+  for (std::size_t i = 0; i < task.accesses.size(); ++i) {
+    const PlannedAccess& access = task.accesses[i];
+    if (access.mode == Access::read || access.mode == Access::read_write) {
+      observed[i] = data[access.datum];
+      seen = mix(seen, observed[i]);
+    }
+  }
+  for (const PlannedAccess& access : task.accesses) {
+    auto& value = data[access.datum];
+    switch (access.mode) {
+      case Access::read:
+        break;
+      case Access::write:
+        value = mix(seen, 1);
+        break;
+      case Access::read_write:
+        value = mix(value, seen);
+        break;
+      case Access::reduce:
+        value += task.id * 0x100000001B3ull;
+        break;
+    }
+  }
+}
+
+}  // namespace strata::runtime::stress
