@@ -72,13 +72,9 @@ DeviceExecutors add_device(Runtime& runtime, device::Device& device) {
   DeviceExecutors executors;
   executors.device = &device;
   const auto add = [&](device::QueueKind queue) {
-    auto executor = std::make_unique<ThreadPoolExecutor>(
+    return runtime.add_executor(std::make_unique<ThreadPoolExecutor>(
         fmt::format("{} {}", device.info().id, device::to_string(queue)), 1,
-        make_priority_fifo_policy());
-    executor->set_kind(
-        queue == device::QueueKind::compute ? ExecutorKind::device_compute : ExecutorKind::copy,
-        device.info().id);
-    return runtime.add_executor(std::move(executor));
+        make_priority_fifo_policy()));
   };
   executors.compute = add(device::QueueKind::compute);
   executors.upload = add(device::QueueKind::host_to_device);
