@@ -34,6 +34,18 @@ TEST(AccessRegion, StencilHasAHaloClampedAtTheEdges) {
             (std::vector<std::string>{"read A[63:100]", "write B[64:100]"}));
 }
 
+// The example of docs/arrays.md, as written there.
+TEST(AccessRegion, ExampleOfTheGuide) {
+  const auto annotation =
+      strata::array::parse_annotation("global i => read A[i-1:i+1], write B[i]");
+  const auto regions = strata::array::access_regions(
+      annotation, {.grid = {100, 1, 1}, .block = {16, 1, 1}},  // 100 threads in blocks of 16
+      {.lower = {2, 0, 0}, .upper = {4, 1, 1}},                // a superblock: blocks 2 and 3
+      {.shapes = {{"A", {100}}, {"B", {100}}}, .scalars = {}});
+  EXPECT_EQ(regions[0].describe(), "read A[31:65]");
+  EXPECT_EQ(regions[1].describe(), "write B[32:64]");
+}
+
 TEST(AccessRegion, MatrixMultiplicationReadsRowsAndColumns) {
   const char* gemm = "global [i, j] => read A[i,:], read B[:,j], write C[i,j]";
   const LaunchGeometry launch{{8, 6, 1}, {2, 3, 1}};
