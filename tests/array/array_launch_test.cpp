@@ -6,11 +6,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "array_launch_support.hpp"
+#include "strata/array/npy.hpp"
 
 namespace strata::array::testing {
 namespace {
@@ -204,6 +207,40 @@ TEST(ArrayLaunch, BadLaunchesAreErrorsNamingKernelAndArgument) {
   arrays.destroy(x);
   EXPECT_NE(message_of([&] { arrays.read_as<float>(x); }).find("deleted"), std::string::npos);
   arrays.destroy(d);
+}
+
+}  // namespace
+}  // namespace strata::array::testing
+
+namespace strata::array::testing {
+namespace {
+
+// A file numpy wrote (matplotlib's sample data): loaded into tiles over every rank, a kernel's
+// result saved again, and the saved file read back equals the same computation on the host.
+TEST(ArrayFiles, ANumpyFileGoesThroughTheRanksAndBack) {
+  const std::string sample =
+      "/usr/share/matplotlib/mpl-data/sample_data/axes_grid/bivariate_normal.npy";
+  if (!std::filesystem::exists(sample)) {
+    GTEST_SKIP() << sample << " is missing (Debian package python-matplotlib-data)";
+  }
+  Arrays arrays(*the_node, *the_driver);
+  Array density = arrays.load_npy(sample, "density", Distribution::tiles({4, 6}));
+  EXPECT_EQ(density.shape().describe(), "15x15");
+  EXPECT_EQ(density.type(), device::ElementType::f64);
+  const std::string copy = ::testing::TempDir() + "density-copy.npy";
+  arrays.save_npy(density, copy);
+  NpyHeader original_header, copy_header;
+  EXPECT_EQ(read_npy(copy, copy_header), read_npy(sample, original_header));
+  EXPECT_EQ(copy_header.shape, original_header.shape);
+  arrays.destroy(density);
+  const std::string bad = ::testing::TempDir() + "not-numpy.npy";
+  std::ofstream(bad) << "x,y\n";
+  try {
+    arrays.load_npy(bad, "bad", Distribution::replicated());
+    ADD_FAILURE() << "a CSV file loaded as .npy";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(bad), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

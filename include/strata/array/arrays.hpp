@@ -78,6 +78,11 @@ class Arrays {
     std::memcpy(values.data(), bytes.data(), values.size() * sizeof(T));
     return values;
   }
+  // An array with the contents of a NumPy .npy file (1 to 3 dimensions, C order, a numeric
+  // type); errors name the file and what was expected.
+  Array load_npy(const std::string& path, std::string name, const Distribution& distribution);
+  // Writes the array to a .npy file numpy reads (complete, or not at all).
+  void save_npy(const Array& array, const std::string& path);
   // Frees the chunks once what is planned on them ran; the handle (and its copies) go invalid.
   void destroy(Array& array);
 
