@@ -37,11 +37,11 @@ __kernel void axpy(uint n, float a, __global const float* x, __global float* y) 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   strata::node::NodeOptions options;
-  options.config.cpu_threads = 2;
-  options.config.backends = "cpu,opencl";
-  options.config.kernel_cache_dir = "off";
-  options.config.device_capacity = 16ull << 20;
-  options.config.host_capacity = 64ull << 20;
+  options.config.section<strata::runtime::RuntimeSettings>().cpu_threads = 2;
+  options.config.section<strata::device::DeviceSettings>().backends = "cpu,opencl";
+  options.config.section<strata::device::DeviceSettings>().kernel_cache_dir = "off";
+  options.config.section<strata::memory::MemorySettings>().device_capacity = 16ull << 20;
+  options.config.section<strata::memory::MemorySettings>().host_capacity = 64ull << 20;
   strata::node::Node node(argc, argv, options);
   node.define_kernel(strata::node::testing::axpy_kernel());
   strata::node::testing::the_node = &node;
