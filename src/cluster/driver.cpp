@@ -45,6 +45,31 @@ ChunkRef Driver::create_chunk(std::string name, std::uint64_t bytes, int home) {
   return chunk;
 }
 
+ChunkRef Driver::create_late_chunk(std::string name, std::uint64_t capacity, int home) {
+  const ChunkRef chunk = create_chunk(std::move(name), capacity, home);
+  chunks_.at(chunk.id).late = true;
+  return chunk;
+}
+
+std::uint64_t Driver::size_of(ChunkRef chunk) {
+  check_failure();
+  Entry& sized = entry(chunk, "size_of");
+  if (sized.holders.empty()) {
+    throw Error("size_of: chunk '" + sized.name + "' has no size yet: nothing has written it");
+  }
+  if (!sized.late) return sized.bytes;
+  Batch batch;
+  const int holder = source_of(sized);
+  add(batch, holder,
+      PlanOp{
+          op_kinds::read_size, 0, {}, {}, {access_of(chunk, sized, runtime::Access::read)}, -1, 0});
+  const std::uint64_t op = batch[holder].ops.back().id;
+  post(batch);
+  flush();  // the driver waits for the answer: what is batched goes now
+  const std::vector<std::byte> answer = local_.take_read_back(op, [this] { check_failure(); });
+  return decode<std::uint64_t>(answer, "the size of a chunk");
+}
+
 Driver::Entry& Driver::entry(ChunkRef chunk, const char* what) {
   auto it = chunks_.find(chunk.id);
   if (it == chunks_.end()) {
@@ -59,7 +84,7 @@ std::set<int> Driver::holders(ChunkRef chunk) const {
 }
 
 PlannedAccess Driver::access_of(ChunkRef chunk, const Entry& entry, runtime::Access mode) const {
-  return PlannedAccess{chunk.id, entry.bytes, entry.name, mode};
+  return PlannedAccess{chunk.id, entry.bytes, entry.name, mode, entry.late};
 }
 
 void Driver::add(Batch& batch, int rank, PlanOp op) {
@@ -110,7 +135,8 @@ void Driver::make_present(ChunkRef chunk, Entry& entry, int rank, Batch& batch) 
   if (entry.holders.count(rank) != 0) return;
   // Prefer the home rank's copy, else the lowest-numbered holder.
   const int source = source_of(entry);
-  const std::uint64_t transfer = next_transfer_++;
+  const std::uint64_t transfer = next_transfer_;
+  next_transfer_ += entry.late ? 2 : 1;  // a late-sized chunk's size, then its bytes
   PlanOp send{op_kinds::send, 0,       {}, {}, {access_of(chunk, entry, runtime::Access::read)},
               rank,           transfer};
   PlanOp receive{
@@ -126,7 +152,11 @@ void Driver::make_present(ChunkRef chunk, Entry& entry, int rank, Batch& batch) 
 void Driver::write(ChunkRef chunk, std::span<const std::byte> bytes) {
   check_failure();
   Entry& target = entry(chunk, "write");
-  if (bytes.size() != target.bytes) {
+  if (target.late && bytes.size() > target.bytes) {
+    throw Error("writing " + std::to_string(bytes.size()) + " bytes into late-sized chunk '" +
+                target.name + "' of a capacity of " + std::to_string(target.bytes) + " bytes");
+  }
+  if (!target.late && bytes.size() != target.bytes) {
     throw Error("writing " + std::to_string(bytes.size()) + " bytes into chunk '" + target.name +
                 "' of " + std::to_string(target.bytes) + " bytes");
   }
@@ -204,7 +234,7 @@ int Driver::source_of(const Entry& entry) const {
 }
 
 void Driver::copy_box(ChunkRef from, const memory::Box& from_box, ChunkRef to,
-                      const memory::Box& to_box, std::uint32_t element_bytes) {
+                      const memory::Box& to_box, std::uint32_t element_bytes, int device) {
   check_failure();
   const Entry& source = entry(from, "copy_box");
   const Entry& target = entry(to, "copy_box");
@@ -222,8 +252,8 @@ void Driver::copy_box(ChunkRef from, const memory::Box& from_box, ChunkRef to,
   const int writer = target.holders.empty() ? target.home : source_of(target);
   const runtime::Access write_mode =
       target.holders.empty() ? runtime::Access::write : runtime::Access::read_write;
-  const auto encode_args = [element_bytes](const memory::Box& a, const memory::Box& b) {
-    const std::vector<std::byte> bytes = encode(BoxCopy{a, b, element_bytes});
+  const auto encode_args = [element_bytes, device](const memory::Box& a, const memory::Box& b) {
+    const std::vector<std::byte> bytes = encode(BoxCopy{a, b, element_bytes, device});
     return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   };
   const PlanBatch one_message(*this);
@@ -252,6 +282,7 @@ void Driver::reduce(const std::vector<ChunkRef>& partials, ChunkRef result, memo
   if (partials.empty()) throw Error("reduce: no partial results");
   const Entry& into = entry(result, "reduce");
   const std::uint64_t bytes = into.bytes;
+  if (into.late) throw Error("reduce: the result '" + into.name + "' is late-sized");
   // Level 1: each rank combines the partials it holds into an accumulator of its own.
   std::map<int, std::vector<ChunkRef>> by_rank;
   for (const ChunkRef& partial : partials) {
@@ -263,6 +294,7 @@ void Driver::reduce(const std::vector<ChunkRef>& partials, ChunkRef result, memo
     if (part.holders.empty()) {
       throw Error("reduce: partial '" + part.name + "' was never written");
     }
+    if (part.late) throw Error("reduce: partial '" + part.name + "' is late-sized");
     by_rank[source_of(part)].push_back(partial);
   }
   const auto encode_args = [op, type](bool assign) {

@@ -38,7 +38,8 @@ struct Network::Transfer {
 // The runtime's view of the network thread as an executor with one worker.
 class Network::Executor final : public runtime::Executor {
  public:
-  explicit Executor(Network& network) : runtime::Executor("network", 1), network_(network) {}
+  explicit Executor(Network& network)
+      : runtime::Executor("network", 1, runtime::ExecutorKind::network), network_(network) {}
   ~Executor() override {
     std::lock_guard guard(network_.lock_);
     if (network_.executor_ == this) {

@@ -14,6 +14,16 @@ std::span<std::byte> OperationContext::chunk(std::size_t index) const {
   return chunks_[index];
 }
 
+void OperationContext::set_size(std::size_t index, std::uint64_t bytes) {
+  (void)chunk(index);  // throws naming the operation for an index it did not declare
+  if (!set_size_) {
+    throw Error("operation '" + name_ + "' sets the size of chunk " + std::to_string(index) +
+                ", which is not late-sized");
+  }
+  set_size_(index, bytes);
+  chunks_[index] = whole_[index].first(static_cast<std::size_t>(bytes));
+}
+
 void OperationTable::define(std::string name, Operation operation) {
   if (name.empty()) throw Error("an operation needs a name");
   if (!operation) throw Error("operation '" + name + "' has no function");

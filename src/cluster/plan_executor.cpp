@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "strata/base/error.hpp"
@@ -50,7 +51,8 @@ PlanExecutor::PlanExecutor(Network& network, runtime::Runtime& runtime,
                {op_kinds::receive, &PlanExecutor::receive},
                {op_kinds::drop, &PlanExecutor::drop},
                {op_kinds::write_in, &PlanExecutor::write_in},
-               {op_kinds::read_back, &PlanExecutor::read_back}},
+               {op_kinds::read_back, &PlanExecutor::read_back},
+               {op_kinds::read_size, &PlanExecutor::read_size}},
       thread_([this] { serve(); }) {}
 
 PlanExecutor::~PlanExecutor() {
@@ -82,6 +84,14 @@ std::vector<std::byte> PlanExecutor::take_read_back(std::uint64_t op,
   std::vector<std::byte> bytes = std::move(results_[op]);
   results_.erase(op);
   return bytes;
+}
+
+void PlanExecutor::deliver(ReadResult result) {
+  {
+    std::lock_guard guard(results_lock_);
+    results_[result.op] = std::move(result.bytes);
+  }
+  result_ready_.notify_all();
 }
 
 void PlanExecutor::serve() {
@@ -117,12 +127,20 @@ PlanExecutor::LocalChunk& PlanExecutor::local(const PlannedAccess& access) {
   const runtime::ChunkData made = staging_.create_data(access.name, access.bytes);
   copy.chunk = made.chunk;
   copy.data = made.data;
+  if (access.late) memory_.make_late_sized(made.chunk);
   return chunks_.emplace(access.chunk, std::move(copy)).first->second;
 }
 
 runtime::TaskHandle PlanExecutor::submit_task(runtime::TaskSpec spec, runtime::TaskFunction body,
                                               const std::vector<LocalChunk*>& chunks) {
   submitted_.fetch_add(1, std::memory_order_relaxed);
+  for (LocalChunk* chunk : chunks) {
+    for (const runtime::DataAccess& access : spec.accesses) {
+      if (access.data.id() != chunk->data.id() || access.mode == runtime::Access::read) continue;
+      chunk->writer.reset();
+      if (spec.executors.size() == 1) chunk->writer = spec.executors.front();
+    }
+  }
   runtime::TaskHandle task = runtime_.submit(std::move(spec), std::move(body));
   for (LocalChunk* chunk : chunks) {
     if (chunk->users.size() > prune_users_above) {
@@ -178,11 +196,16 @@ void PlanExecutor::execute(const PlanOp& op) {
        data = std::move(data)](runtime::TaskContext& context) {
         const Operation& operation = operations_.find(name);
         std::vector<std::span<std::byte>> views;
+        std::vector<memory::ChunkId> ids;
         for (const runtime::DataHandle& handle : data) {
           memory::ChunkView view = staging_.view(context, handle);
           views.emplace_back(static_cast<std::byte*>(view.host), view.bytes);
+          ids.push_back(view.chunk);
         }
-        OperationContext operation_context(network_.rank(), name, args, std::move(views));
+        OperationContext operation_context(network_.rank(), name, args, std::move(views),
+                                           [this, &ids](std::size_t index, std::uint64_t bytes) {
+                                             memory_.set_size(ids.at(index), bytes);
+                                           });
         operation(operation_context);
       },
       chunks);
@@ -224,14 +247,16 @@ void PlanExecutor::drop(const PlanOp& op) {
 
 void PlanExecutor::write_in(const PlanOp& op) {
   LocalChunk& chunk = local(op.accesses.at(0));
-  if (op.args.size() != chunk.bytes) {
+  const bool late = op.accesses[0].late;
+  if (late ? op.args.size() > chunk.bytes : op.args.size() != chunk.bytes) {
     throw Error("writing " + std::to_string(op.args.size()) + " bytes into chunk '" +
                 op.accesses[0].name + "' of " + std::to_string(chunk.bytes) + " bytes");
   }
   submit_task(runtime::TaskSpec("write " + op.accesses[0].name).writes(chunk.data),
-              [this, data = chunk.data, bytes = op.args](runtime::TaskContext& context) {
+              [this, data = chunk.data, bytes = op.args, late](runtime::TaskContext& context) {
                 memory::ChunkView view = staging_.view(context, data);
                 std::memcpy(view.host, bytes.data(), bytes.size());
+                if (late) memory_.set_size(view.chunk, bytes.size());
               },
               {&chunk});
 }
@@ -251,6 +276,61 @@ void PlanExecutor::read_back(const PlanOp& op) {
               {&chunk});
 }
 
+void PlanExecutor::read_size(const PlanOp& op) {
+  LocalChunk& chunk = local(op.accesses.at(0));
+  // Ordered after the tasks planned on this copy so far (the writer among them), without staging
+  // the chunk anywhere: the size is the memory manager's record.
+  runtime::TaskSpec spec("read the size of " + op.accesses[0].name);
+  spec.after(chunk.users);
+  submit_task(
+      std::move(spec),
+      [this, id = chunk.chunk, name = op.accesses[0].name, op = op.id](runtime::TaskContext&) {
+        const std::optional<std::uint64_t> size = memory_.chunk_size(id);
+        if (!size) {
+          throw Error("the size of chunk '" + name + "' is not known on rank " +
+                      std::to_string(network_.rank()) +
+                      ": the operation that wrote it did not set it");
+        }
+        ReadResult result{op, encode(*size)};
+        if (network_.rank() == driver_rank) {
+          deliver(std::move(result));
+        } else {
+          network_.post_value(driver_rank, kinds::read_result, result);
+        }
+      },
+      {&chunk});
+}
+
+void PlanExecutor::send_late(const memory::ChunkView& view, int peer, std::uint64_t transfer,
+                             TransferDone done) {
+  auto size = std::make_shared<std::uint64_t>(view.bytes);
+  const std::span<const std::byte> data(static_cast<const std::byte*>(view.host), view.bytes);
+  network_.send(peer, transfer, std::as_bytes(std::span(size.get(), 1)),
+                [this, size, data, peer, transfer, done](std::exception_ptr error) {
+                  if (error) {
+                    done(error);
+                    return;
+                  }
+                  network_.send(peer, transfer + 1, data, done);
+                });
+}
+
+void PlanExecutor::receive_late(const memory::ChunkView& view, int peer, std::uint64_t transfer,
+                                TransferDone done) {
+  auto size = std::make_shared<std::uint64_t>(0);
+  network_.receive(
+      peer, transfer, std::as_writable_bytes(std::span(size.get(), 1)),
+      [this, size, view, peer, transfer, done](std::exception_ptr error) {
+        try {
+          if (error) std::rethrow_exception(error);
+          memory_.set_size(view.chunk, *size);  // throws naming the chunk above its capacity
+          network_.receive(peer, transfer + 1, {static_cast<std::byte*>(view.host), *size}, done);
+        } catch (...) {
+          done(std::current_exception());
+        }
+      });
+}
+
 void PlanExecutor::submit_transfer(const PlanOp& op, bool sending) {
   LocalChunk& chunk = local(op.accesses.at(0));
   const std::string name = (sending ? "send " : "receive ") + op.accesses[0].name +
@@ -266,8 +346,8 @@ void PlanExecutor::submit_transfer(const PlanOp& op, bool sending) {
     }
   }
   submit_task(std::move(spec),
-              [this, sending, name, data = chunk.data, peer = op.peer,
-               transfer = op.transfer](runtime::TaskContext& context) {
+              [this, sending, name, data = chunk.data, peer = op.peer, transfer = op.transfer,
+               late = op.accesses[0].late](runtime::TaskContext& context) {
                 memory::ChunkView view = staging_.view(context, data);
                 auto completion =
                     std::make_shared<runtime::DeferredCompletion>(context.defer_completion());
@@ -283,7 +363,11 @@ void PlanExecutor::submit_transfer(const PlanOp& op, bool sending) {
                   }
                 };
                 auto* bytes = static_cast<std::byte*>(view.host);
-                if (sending) {
+                if (late && sending) {
+                  send_late(view, peer, transfer, std::move(done));
+                } else if (late) {
+                  receive_late(view, peer, transfer, std::move(done));
+                } else if (sending) {
                   network_.send(peer, transfer, {bytes, view.bytes}, std::move(done));
                 } else {
                   network_.receive(peer, transfer, {bytes, view.bytes}, std::move(done));

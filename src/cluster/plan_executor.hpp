@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -26,7 +27,7 @@ namespace strata::cluster::detail {
 class PlanExecutor final : public PlanContext {
  public:
   // The kinds of `kinds` join the built-in ones (execute, send, receive, drop, write_in,
-  // read_back).
+  // read_back, read_size).
   PlanExecutor(Network& network, runtime::Runtime& runtime, memory::MemoryManager& memory,
                runtime::ChunkStaging& staging, runtime::ExecutorId network_executor,
                const OperationTable& operations, const PlanKindTable& kinds);
@@ -40,12 +41,18 @@ class PlanExecutor final : public PlanContext {
   // The bytes a read_back operation copied out; waits for them, calling `check` (which may
   // throw, e.g. when a rank failed) now and then.
   std::vector<std::byte> take_read_back(std::uint64_t op, const std::function<void()>& check);
+  // On the driver: what another rank read for operation `result.op` (from the network thread).
+  void deliver(ReadResult result);
 
   // PlanContext, for the kinds' handlers.
   int rank() const override { return network_.rank(); }
   runtime::Runtime& runtime() override { return runtime_; }
   runtime::ChunkStaging& staging() override { return staging_; }
+  memory::MemoryManager& memory() override { return memory_; }
   runtime::DataHandle chunk(const PlannedAccess& access) override { return local(access).data; }
+  std::optional<runtime::ExecutorId> writer_executor(const PlannedAccess& access) override {
+    return local(access).writer;
+  }
   runtime::TaskHandle submit(runtime::TaskSpec spec, runtime::TaskFunction body,
                              std::span<const PlannedAccess> accesses) override;
 
@@ -55,7 +62,8 @@ class PlanExecutor final : public PlanContext {
     runtime::DataHandle data;
     memory::ChunkId chunk;
     std::uint64_t bytes = 0;
-    std::vector<runtime::TaskHandle> users;  // tasks that touched this copy (for drop)
+    std::vector<runtime::TaskHandle> users;     // tasks that touched this copy (for drop)
+    std::optional<runtime::ExecutorId> writer;  // the executor of its last planned writer
   };
   void serve();
   void submit(const PlanOp& op);
@@ -65,10 +73,16 @@ class PlanExecutor final : public PlanContext {
   void drop(const PlanOp& op);
   void write_in(const PlanOp& op);
   void read_back(const PlanOp& op);
+  void read_size(const PlanOp& op);
   LocalChunk& local(const PlannedAccess& access);
   runtime::TaskHandle submit_task(runtime::TaskSpec spec, runtime::TaskFunction body,
                                   const std::vector<LocalChunk*>& chunks);
   void submit_transfer(const PlanOp& op, bool sending);
+  // A late-sized chunk's transfer: its size, then that many bytes.
+  void send_late(const memory::ChunkView& view, int peer, std::uint64_t transfer,
+                 TransferDone done);
+  void receive_late(const memory::ChunkView& view, int peer, std::uint64_t transfer,
+                    TransferDone done);
   void finished(const runtime::TaskHandle& task);
 
   Network& network_;

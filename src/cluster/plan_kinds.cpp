@@ -15,6 +15,17 @@ void PlanKindTable::define(std::string name, PlanKind kind) {
   }
 }
 
+void PlanKindTable::extend(const std::string& name,
+                           const std::function<PlanKind(PlanKind)>& extend) {
+  auto it = kinds_.find(name);
+  if (it == kinds_.end()) {
+    throw Error("plan operation kind '" + name + "' is extended but not defined");
+  }
+  PlanKind extended = extend(it->second);
+  if (!extended) throw Error("plan operation kind '" + name + "' is extended by no handler");
+  it->second = std::move(extended);
+}
+
 const PlanKind& PlanKindTable::find(const std::string& name) const {
   auto it = kinds_.find(name);
   if (it != kinds_.end()) return it->second;

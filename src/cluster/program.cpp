@@ -78,7 +78,8 @@ struct Program::Parts {
     } catch (...) {
     }
     if (handlers) {
-      for (MessageKind kind : {kinds::plan, kinds::shutdown, kinds::progress, kinds::failure})
+      for (MessageKind kind :
+           {kinds::plan, kinds::shutdown, kinds::progress, kinds::failure, kinds::read_result})
         network.on(kind, [](int, std::span<const std::byte>) {});
     }
     plans.reset();
@@ -127,6 +128,12 @@ void Program::define_kind(std::string name, PlanKind kind) {
   parts_->kinds.define(std::move(name), std::move(kind));
 }
 
+void Program::extend_kind(const std::string& name,
+                          const std::function<PlanKind(PlanKind)>& extend) {
+  if (parts_->plans) throw Error("plan operation kind '" + name + "' extended after run()");
+  parts_->kinds.extend(name, extend);
+}
+
 int Program::run(const std::function<void(Driver&)>& main) {
   Parts& p = *parts_;
   if (p.plans) throw Error("a program runs once");
@@ -154,6 +161,9 @@ int Program::run(const std::function<void(Driver&)>& main) {
   p.census.collect();
   p.network.on(kinds::progress, [&driver](int source, std::span<const std::byte> payload) {
     driver.on_progress(source, decode<Progress>(payload, "a progress report"));
+  });
+  p.network.on(kinds::read_result, [&p](int, std::span<const std::byte> payload) {
+    p.plans->deliver(decode<ReadResult>(payload, "a read result"));
   });
   p.network.on(kinds::failure, [&p, &driver](int source, std::span<const std::byte> payload) {
     const auto report = decode<FailureReport>(payload, "a failure report");

@@ -35,7 +35,14 @@ void MemoryManager::acquire_async(std::span<const ChunkRequest> requests, SpaceI
                                   chunk(requests[i].chunk).name));
         }
       }
-      total += spaces_[space.index]->allocator->rounded(chunk(requests[i].chunk).bytes);
+      const Chunk& record = chunk(requests[i].chunk);
+      if (record.late_sized && !record.size && requests[i].access != ChunkAccess::write) {
+        throw Error(fmt::format(
+            "chunk '{}' is read before its size is known: it is late-sized, and no task that "
+            "wrote it has set its size",
+            record.name));
+      }
+      total += spaces_[space.index]->allocator->rounded(record.bytes);
     }
     if (total > spaces_[space.index]->allocator->capacity()) out_of_memory(requests, space);
     if (plan(*acquisition, later) == Plan::done) {
@@ -153,7 +160,7 @@ MemoryManager::Plan MemoryManager::plan(Acquisition& acquisition, Actions& later
       for (const device::Event& read : copy.reads)
         if (!read.done()) acquisition.ready.push_back(read);
     }
-    acquisition.views.push_back(view_of(request.chunk, space));
+    acquisition.views.push_back(view_of(request.chunk, space, request.access));
   }
   return Plan::done;
 }

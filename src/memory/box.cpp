@@ -136,4 +136,32 @@ void copy_box(std::span<const std::byte> from, const Box& from_box, std::span<st
   }
 }
 
+std::vector<BoxRectCopy> box_rect_copies(const Box& from_box, const Box& to_box,
+                                         std::uint32_t element_bytes) {
+  const Walk source = walk_of(from_box);
+  const Walk target = walk_of(to_box);
+  if (source.extent != target.extent) {
+    throw Error("copying box " + from_box.describe() + " into box " + to_box.describe() +
+                ": the extents differ");
+  }
+  std::vector<BoxRectCopy> copies;
+  if (from_box.elements() == 0) return copies;
+  const std::uint64_t e = element_bytes;
+  if (source.stride[2] == 1 && target.stride[2] == 1) {
+    // Rows of the last dimension, slices of the first.
+    copies.push_back({{source.first * e, source.stride[1] * e, source.stride[0] * e},
+                      {target.first * e, target.stride[1] * e, target.stride[0] * e},
+                      {source.extent[2] * e, source.extent[1], source.extent[0]}});
+    return copies;
+  }
+  // Elements of the last dimension are rows of one element; the middle dimension makes slices.
+  for (std::uint64_t i = 0; i < source.extent[0]; ++i) {
+    copies.push_back(
+        {{(source.first + i * source.stride[0]) * e, source.stride[2] * e, source.stride[1] * e},
+         {(target.first + i * target.stride[0]) * e, target.stride[2] * e, target.stride[1] * e},
+         {e, source.extent[2], source.extent[1]}});
+  }
+  return copies;
+}
+
 }  // namespace strata::memory

@@ -6,6 +6,7 @@
 #include <functional>
 #include <list>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,7 +36,9 @@ struct MemoryManager::Copy {
 
 struct MemoryManager::Chunk {
   std::string name;
-  std::uint64_t bytes = 0;
+  std::uint64_t bytes = 0;  // the capacity of a late-sized chunk
+  bool late_sized = false;
+  std::optional<std::uint64_t> size;  // late-sized: set by its last writer
   std::uint64_t version = 0;
   std::vector<Copy> copies;  // per space
   bool destroyed = false;    // destroyed while copies were in flight: the last one erases it

@@ -225,6 +225,36 @@ std::uint64_t MemoryManager::chunk_bytes(ChunkId id) const {
   return chunk(id).bytes;
 }
 
+void MemoryManager::make_late_sized(ChunkId id) {
+  std::lock_guard guard(state_lock_);
+  Chunk& record = chunk(id);
+  record.late_sized = true;
+  record.size.reset();
+}
+
+void MemoryManager::set_size(ChunkId id, std::uint64_t bytes) {
+  std::lock_guard guard(state_lock_);
+  Chunk& record = chunk(id);
+  if (!record.late_sized) {
+    throw Error(
+        fmt::format("chunk '{}' has a fixed size of {} B; only a late-sized chunk gets "
+                    "its size set",
+                    record.name, record.bytes));
+  }
+  if (bytes > record.bytes) {
+    throw Error(fmt::format("chunk '{}' is set to {} B, more than its capacity of {} B",
+                            record.name, bytes, record.bytes));
+  }
+  record.size = bytes;
+}
+
+std::optional<std::uint64_t> MemoryManager::chunk_size(ChunkId id) const {
+  std::lock_guard guard(state_lock_);
+  const Chunk& record = chunk(id);
+  if (!record.late_sized) return record.bytes;
+  return record.size;
+}
+
 std::vector<SpaceId> MemoryManager::valid_copies(ChunkId id) const {
   std::lock_guard guard(state_lock_);
   const Chunk& record = chunk(id);
@@ -331,13 +361,21 @@ void MemoryManager::lru_push(ChunkId id, SpaceId space_id) {
   copy.in_lru = true;
 }
 
-ChunkView MemoryManager::view_of(ChunkId id, SpaceId space_id) {
+ChunkView MemoryManager::view_of(ChunkId id, SpaceId space_id, ChunkAccess access) {
   Chunk& record = chunk(id);
   Space& space = *spaces_[space_id.index];
   ChunkView view;
   view.chunk = id;
   view.space = space_id;
   view.bytes = record.bytes;
+  if (record.late_sized) {
+    // A writer starts a new size (it sees the capacity); readers see the last writer's size.
+    if (access == ChunkAccess::write) {
+      record.size.reset();
+    } else if (record.size) {
+      view.bytes = *record.size;
+    }
+  }
   view.offset = record.copies[space_id.index].offset;
   if (space.stats.kind == SpaceKind::host) {
     view.host = static_cast<std::byte*>(space.host.data()) + view.offset;

@@ -48,6 +48,9 @@ device::Event MemoryManager::start_copy(ChunkId id, SpaceId from, SpaceId to, st
   if (target.fill && !target.fill.done()) after.push_back(target.fill);
 
   auto* host_base = static_cast<std::byte*>(spaces_[host().index]->host.data());
+  // A late-sized chunk's contents are its first `size` bytes: host and device copies move those.
+  const std::uint64_t moved =
+      record.late_sized && record.size ? std::min(*record.size, record.bytes) : record.bytes;
   device::Event event;
   if (src.stats.kind == SpaceKind::host && dst.stats.kind == SpaceKind::disk) {
     if (target.allocated) drop_copy(id, to, later);  // a stale file: removed, a new one written
@@ -88,12 +91,10 @@ device::Event MemoryManager::start_copy(ChunkId id, SpaceId from, SpaceId to, st
         later);
   } else if (src.stats.kind == SpaceKind::host && dst.stats.kind == SpaceKind::device) {
     event = dst.device->queue(device::QueueKind::host_to_device)
-                .copy_to_device(dst.pool, target.offset, host_base + source.offset, record.bytes,
-                                after);
+                .copy_to_device(dst.pool, target.offset, host_base + source.offset, moved, after);
   } else if (src.stats.kind == SpaceKind::device && dst.stats.kind == SpaceKind::host) {
-    event =
-        src.device->queue(device::QueueKind::device_to_host)
-            .copy_to_host(host_base + target.offset, src.pool, source.offset, record.bytes, after);
+    event = src.device->queue(device::QueueKind::device_to_host)
+                .copy_to_host(host_base + target.offset, src.pool, source.offset, moved, after);
   } else {
     throw Error(fmt::format("chunk '{}': no direct copy from {} to {}", record.name, src.stats.name,
                             dst.stats.name));

@@ -54,15 +54,34 @@ void KernelPlans::launch(cluster::PlanContext& context, const cluster::PlanOp& o
     data.push_back(context.chunk(access));
     spec.access(data.back(), access.mode);
   }
+  for (const LateSize& size : args.sizes) {
+    if (size.use >= op.accesses.size() || size.counter >= op.accesses.size() ||
+        size.element_bytes == 0) {
+      throw Error("kernel '" + args.kernel + "': a late size names use " +
+                  std::to_string(size.use) + " and counter " + std::to_string(size.counter) +
+                  " of " + std::to_string(op.accesses.size()) + " (element bytes " +
+                  std::to_string(size.element_bytes) + ")");
+    }
+    if (!op.accesses[size.use].late) {
+      throw Error("kernel '" + args.kernel + "' sets the size of chunk '" +
+                  op.accesses[size.use].name + "', which is not late-sized");
+    }
+  }
   device::Device& device = *devices_[args.device];
   runtime::ChunkStaging& staging = context.staging();
+  memory::MemoryManager& memory = context.memory();
   context.submit(
       std::move(spec),
-      [&device, &staging, kernel, data, args = std::move(args)](runtime::TaskContext& task) {
+      [&device, &staging, &memory, kernel, data,
+       args = std::move(args)](runtime::TaskContext& task) {
         device::KernelArgs values;
         for (const PlannedArg& arg : args.args) {
           if (arg.chunk) {
             values.values.push_back(staging.view(task, data[arg.use]).argument(arg.type));
+          } else if (arg.count) {
+            const std::uint64_t bytes = staging.view(task, data[arg.use]).bytes;
+            values.values.push_back(device::KernelArg::value(
+                static_cast<std::uint32_t>(bytes / device::size_of(arg.type))));
           } else {
             device::KernelArg scalar;
             scalar.type = arg.type;
@@ -73,8 +92,42 @@ void KernelPlans::launch(cluster::PlanContext& context, const cluster::PlanOp& o
         const device::LaunchGeometry geometry{
             device::Dim3{args.global[0], args.global[1], args.global[2]},
             device::Dim3{args.block[0], args.block[1], args.block[2]}, args.dimensions};
-        runtime::complete_when(
-            task, device.queue(device::QueueKind::compute).launch(*kernel, geometry, values));
+        device::Queue& queue = device.queue(device::QueueKind::compute);
+        if (args.sizes.empty()) {
+          runtime::complete_when(task, queue.launch(*kernel, geometry, values));
+          return;
+        }
+        // Late sizes: zero the counters, launch, read the counts back, then set the sizes.
+        static constexpr std::uint32_t zero = 0;
+        std::vector<memory::ChunkView> counters;
+        std::vector<device::Event> zeroed;
+        for (const LateSize& size : args.sizes) {
+          counters.push_back(staging.view(task, data[size.counter]));
+          zeroed.push_back(queue.copy_to_device(*counters.back().buffer, counters.back().offset,
+                                                &zero, sizeof zero));
+        }
+        const device::Event ran = queue.launch(*kernel, geometry, values, zeroed);
+        auto counts = std::make_shared<std::vector<std::uint32_t>>(args.sizes.size());
+        std::vector<device::Event> read;
+        std::vector<std::pair<memory::ChunkId, std::uint64_t>> outputs;  // chunk, element bytes
+        for (std::size_t i = 0; i < args.sizes.size(); ++i) {
+          read.push_back(queue.copy_to_host(&(*counts)[i], *counters[i].buffer, counters[i].offset,
+                                            sizeof(std::uint32_t), std::span(&ran, 1)));
+          outputs.emplace_back(staging.view(task, data[args.sizes[i].use]).chunk,
+                               args.sizes[i].element_bytes);
+        }
+        auto completion = std::make_shared<runtime::DeferredCompletion>(task.defer_completion());
+        device::when_all(read).on_complete(
+            [&memory, counts, outputs, completion](std::exception_ptr error) {
+              try {
+                if (error) std::rethrow_exception(error);
+                for (std::size_t i = 0; i < outputs.size(); ++i)
+                  memory.set_size(outputs[i].first, (*counts)[i] * outputs[i].second);
+                completion->complete();
+              } catch (...) {
+                completion->fail(std::current_exception());
+              }
+            });
       },
       op.accesses);
 }

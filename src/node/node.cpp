@@ -47,6 +47,8 @@ void Node::build(NodeOptions options) {
                                                              const cluster::PlanOp& op) {
     kernels->launch(context, op);
   });
+  data_kinds_ = std::make_unique<DeviceDataKinds>(devices_, executors_);
+  data_kinds_->extend(*program_);
 }
 
 Node::~Node() {
@@ -58,6 +60,7 @@ Node::~Node() {
   // program replaces its handlers as it goes.
   if (owned_network_) owned_network_->stop();
   program_.reset();
+  data_kinds_.reset();
   kernels_.reset();
   // Staging goes while the runtime lives: it drains the memory manager, whose last copies report
   // to the runtime's trace and whose spill jobs run on its I/O pool.
@@ -104,9 +107,16 @@ void Node::plan_kernel(cluster::Driver& driver, int rank, const KernelLaunch& la
                        const std::vector<cluster::Use>& uses) {
   kernels_->check_defined(launch.kernel);
   for (const PlannedArg& arg : launch.args) {
-    if (arg.chunk && arg.use >= uses.size()) {
+    if ((arg.chunk || arg.count) && arg.use >= uses.size()) {
       throw Error("kernel '" + launch.kernel + "': an argument names use " +
                   std::to_string(arg.use) + " of " + std::to_string(uses.size()));
+    }
+  }
+  for (const LateSize& size : launch.sizes) {
+    if (size.use >= uses.size() || size.counter >= uses.size()) {
+      throw Error("kernel '" + launch.kernel + "': a late size names use " +
+                  std::to_string(size.use) + " and counter " + std::to_string(size.counter) +
+                  " of " + std::to_string(uses.size()));
     }
   }
   driver.plan_with(rank, "kernel", uses, launch, "kernel " + launch.kernel);

@@ -145,6 +145,25 @@ void ChunkStaging::unstage(const StagingRequest& request) {
   memory_.release(chunks, space);
 }
 
+std::vector<std::uint32_t> ChunkStaging::valid_copies(const DataHandle& data) const {
+  memory::ChunkId chunk;
+  {
+    std::lock_guard guard(lock_);
+    auto bound = bindings_.find(data.id());
+    if (bound == bindings_.end()) return {};
+    chunk = bound->second;
+  }
+  std::vector<std::uint32_t> spaces;
+  for (const memory::SpaceId space : memory_.valid_copies(chunk))
+    spaces.push_back(space.index);
+  return spaces;
+}
+
+std::optional<std::uint32_t> ChunkStaging::memory_space(ExecutorId executor) const {
+  std::lock_guard guard(lock_);
+  return space_of(executor).index;
+}
+
 std::string ChunkStaging::summary() const {
   return "memory:\n" + memory_.stats().format();
 }

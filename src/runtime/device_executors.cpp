@@ -72,9 +72,13 @@ DeviceExecutors add_device(Runtime& runtime, device::Device& device) {
   DeviceExecutors executors;
   executors.device = &device;
   const auto add = [&](device::QueueKind queue) {
-    return runtime.add_executor(std::make_unique<ThreadPoolExecutor>(
+    auto executor = std::make_unique<ThreadPoolExecutor>(
         fmt::format("{} {}", device.info().id, device::to_string(queue)), 1,
-        make_priority_fifo_policy()));
+        make_priority_fifo_policy());
+    executor->set_kind(
+        queue == device::QueueKind::compute ? ExecutorKind::device_compute : ExecutorKind::copy,
+        device.info().id);
+    return runtime.add_executor(std::move(executor));
   };
   executors.compute = add(device::QueueKind::compute);
   executors.upload = add(device::QueueKind::host_to_device);

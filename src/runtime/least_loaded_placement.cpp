@@ -9,12 +9,11 @@ namespace {
 
 class LeastLoadedPlacement final : public PlacementPolicy {
  public:
-  std::size_t choose(const ReadyTask& /*task*/, std::span<Executor* const> candidates) override {
+  std::size_t choose(const TaskView& /*task*/, std::span<const ExecutorView> candidates) override {
     std::size_t best = 0;
     double best_load = std::numeric_limits<double>::max();
     for (std::size_t i = 0; i < candidates.size(); ++i) {
-      const double load = static_cast<double>(candidates[i]->queued()) /
-                          static_cast<double>(candidates[i]->worker_count());
+      const double load = candidates[i].load();
       if (load < best_load) {
         best_load = load;
         best = i;

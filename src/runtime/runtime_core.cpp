@@ -80,8 +80,10 @@ RuntimeCore::RuntimeCore(Config config, Runtime& facade)
   cpu_ = add_executor(std::make_unique<ThreadPoolExecutor>(
       "cpu", settings_.effective_cpu_threads(), make_work_stealing_policy(),
       ThreadPoolExecutor::IdleSpin::while_completions_pending));
-  add_executor(std::make_unique<ThreadPoolExecutor>("io", settings_.io_threads,
-                                                    make_priority_fifo_policy()));
+  auto io =
+      std::make_unique<ThreadPoolExecutor>("io", settings_.io_threads, make_priority_fifo_policy());
+  io->set_kind(ExecutorKind::io);
+  add_executor(std::move(io));
 }
 
 RuntimeCore::~RuntimeCore() {
@@ -115,6 +117,7 @@ ExecutorId RuntimeCore::add_executor(std::unique_ptr<Executor> executor) {
   }
   budgets_[index] =
       std::make_unique<StagingBudget>(settings_.staging_max_bytes, settings_.staging_max_tasks);
+  executor->id_ = ExecutorId{index};
   executor->start(*this);
   executors_[index] = std::move(executor);
   executor_count_.store(index + 1, std::memory_order_release);
@@ -258,6 +261,7 @@ TaskState* RuntimeCore::start(TaskSpec&& spec, TaskFunction&& body, bool with_ha
   task->name = std::move(spec.name);
   task->priority = spec.priority;
   task->bytes = spec.bytes;
+  if (spec.hints) task->hints = std::move(spec.hints);
   if (!spec.executors.empty()) {
     task->candidates.assign(spec.executors.begin(), spec.executors.end());
     task->executor = task->candidates.front();
@@ -409,17 +413,99 @@ void RuntimeCore::make_ready(TaskState* task) {
     finish(task, TaskStatus::cancelled, cause);
     return;
   }
-  if (task->candidates.size() > 1) {
-    std::vector<Executor*> candidates;
-    for (ExecutorId id : task->candidates)
-      candidates.push_back(executors_[id.index].get());
-    task->executor = task->candidates[placement_->choose(*task, candidates)];
-  }
+  if (task->candidates.size() > 1 && place(task)) return;  // pooled: a candidate pulls it
+  admit_and_stage(task);
+}
+
+void RuntimeCore::admit_and_stage(TaskState* task) {
   if (task->bytes > 0 && executors_[task->executor.index]->bounded_lookahead()) {
     if (!budgets_[task->executor.index]->try_admit(task)) return;  // staged when budget frees
     task->staged = true;
   }
   stage(task);
+}
+
+ExecutorView RuntimeCore::view_of(std::uint32_t index) const {
+  const Executor& executor = *executors_[index];
+  const ExecutorId id{index};
+  return ExecutorView{id,
+                      executor.kind(),
+                      executor.name(),
+                      executor.device(),
+                      hook_ != nullptr ? hook_->memory_space(id) : std::nullopt,
+                      executor.queued(),
+                      executor.worker_count()};
+}
+
+bool RuntimeCore::place(TaskState* task) {
+  PlacementPolicy& policy = *placement_;
+  if (policy.pulls()) {
+    // The pulling candidates, noted before the task is pooled: once pooled it may be taken, run
+    // and recycled at any moment.
+    std::array<Executor*, max_executors> pullers;
+    std::size_t count = 0;
+    for (ExecutorId id : task->candidates) {
+      Executor* candidate = executors_[id.index].get();
+      if (candidate->pulls() && count < pullers.size()) pullers[count++] = candidate;
+    }
+    if (count != 0) {
+      pool_.add(task);
+      // Counted before the wake-ups: an idle worker announces itself, then looks at the pool.
+      for (std::size_t i = 0; i < count; ++i)
+        pullers[i]->notify_work();
+      return true;
+    }
+  }
+  thread_local std::vector<ExecutorView> candidates;
+  candidates.clear();
+  for (ExecutorId id : task->candidates)
+    candidates.push_back(view_of(id.index));
+  const std::size_t chosen = policy.choose(TaskView(*task, hook_), candidates);
+  task->executor = task->candidates[chosen < candidates.size() ? chosen : 0];
+  return false;
+}
+
+bool RuntimeCore::pull_ready(const Executor& executor) const {
+  const std::uint32_t index = executor.id().index;
+  return pool_.has_work_for(index) &&
+         pulled_pending_[index].load(std::memory_order_seq_cst) < executor.worker_count();
+}
+
+bool RuntimeCore::pull(Executor& executor, unsigned /*worker*/) {
+  const std::uint32_t index = executor.id().index;
+  if (!pull_ready(executor)) return false;
+  std::vector<TaskState*> cancelled;  // allocates only when some were
+  TaskState* task = pool_.take(
+      index, [this, index] { return view_of(index); }, *placement_, hook_,
+      [this](const TaskState* pooled) { return should_cancel(pooled); }, cancelled);
+  for (TaskState* gone : cancelled)
+    make_ready(gone);  // finishes it cancelled
+  if (task == nullptr) return !cancelled.empty();
+  task->executor = ExecutorId{index};
+  task->pulled = true;
+  pulled_pending_[index].fetch_add(1, std::memory_order_seq_cst);
+  // From one of its own workers, the executor's queue gets the task without waking another
+  // worker: the puller takes it next.
+  WorkerIdentity& me = current_worker();
+  const bool was_finishing = std::exchange(me.finishing, me.executor == &executor);
+  admit_and_stage(task);
+  me.finishing = was_finishing;
+  return true;
+}
+
+void RuntimeCore::end_pull(TaskState* task) {
+  task->pulled = false;
+  const std::uint32_t index = task->executor.index;
+  pulled_pending_[index].fetch_sub(1, std::memory_order_seq_cst);
+  if (pool_.has_work_for(index)) executors_[index]->notify_work();
+}
+
+void RuntimeCore::sweep_pool() {
+  if (pool_.empty()) return;
+  std::vector<TaskState*> cancelled;
+  pool_.drop_if([this](const TaskState* pooled) { return should_cancel(pooled); }, cancelled);
+  for (TaskState* gone : cancelled)
+    make_ready(gone);
 }
 
 StagingRequest RuntimeCore::staging_request(const TaskState* task) const {
@@ -504,6 +590,7 @@ void RuntimeCore::release_reduce_gates(TaskState* task) {
 
 void RuntimeCore::run(ReadyTask* task, Executor& executor, unsigned worker) {
   thread_local int nesting = 0;
+  if (task->pulled) end_pull(task);
   if (should_cancel(task)) {
     make_ready(task);  // takes the cancellation path and finishes the task
     return;
@@ -609,6 +696,7 @@ void RuntimeCore::note_failure(const std::shared_ptr<const FailureRecord>& failu
   }
   // The run failed: tasks submitted so far that have not started are cancelled.
   raise_to_at_least(cancel_below_, next_task_id_.load());
+  sweep_pool();
 }
 
 void RuntimeCore::finish(TaskState* task, TaskStatus status,
@@ -664,6 +752,7 @@ void RuntimeCore::count_success(const TaskState* task) {
 
 void RuntimeCore::finish_one(TaskState* task, TaskStatus status,
                              std::shared_ptr<const FailureRecord> failure) {
+  if (task->pulled) end_pull(task);  // pulled, then failed to stage or was cancelled
   unstage(task);
   // A task that failed or was cancelled before it ran still holds its body: what the body
   // captured (handles of other tasks and data) must not outlive it. The body of a task that ran
@@ -843,10 +932,12 @@ void RuntimeCore::wait_all() {
 
 void RuntimeCore::cancel_all() {
   raise_to_at_least(cancel_below_, next_task_id_.load());
+  sweep_pool();
 }
 
 void RuntimeCore::cancel(TaskState* task) {
   task->cancel_requested.store(true, std::memory_order_release);
+  sweep_pool();
 }
 
 void RuntimeCore::add_callback(TaskState* task, std::function<void(const TaskHandle&)> callback) {

@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "data_state.hpp"
+#include "ready_pool.hpp"
 #include "staging_budget.hpp"
 #include "strata/base/config.hpp"
 #include "strata/runtime/executor.hpp"
@@ -83,6 +84,8 @@ class RuntimeCore final : public TaskRunner {
   bool completions_pending() const override {
     return deferred_in_flight_.load(std::memory_order_relaxed) != 0;
   }
+  bool pull_ready(const Executor& executor) const override;
+  bool pull(Executor& executor, unsigned worker) override;
   // Counts a task whose body handed its completion to a DeferredCompletion, until it finishes.
   void note_deferred() { deferred_in_flight_.fetch_add(1, std::memory_order_relaxed); }
 
@@ -122,6 +125,16 @@ class RuntimeCore final : public TaskRunner {
   void add_edge(TaskState* predecessor, TaskState* successor, bool overwrites = false);
   void register_accesses(TaskState* task, std::vector<DataAccess>& accesses);
   void make_ready(TaskState* task);
+  // Chooses the executor of a task with several candidates (push), or pools it for its
+  // candidates to pull: returns true if pooled.
+  bool place(TaskState* task);
+  // Admits a task whose executor is chosen against its staging budget, then stages it.
+  void admit_and_stage(TaskState* task);
+  // A pulled task started or finished: its executor may pull again.
+  void end_pull(TaskState* task);
+  // Finishes pooled tasks that were cancelled (explicitly, or because the run failed).
+  void sweep_pool();
+  ExecutorView view_of(std::uint32_t executor) const;
   void stage(TaskState* task);
   void dispatch(TaskState* task);
   // Takes the gates of all of the task's reduce accesses, or none: then, if `queue_if_held`,
@@ -157,6 +170,9 @@ class RuntimeCore final : public TaskRunner {
   ExecutorId cpu_;
   std::unique_ptr<PlacementPolicy> placement_;
   StagingHook* hook_ = nullptr;
+  ReadyPool pool_;  // multi-candidate tasks under a pulling policy
+  // Per executor: tasks it pulled that have not started yet (it pulls at most one per worker).
+  std::array<std::atomic<std::uint32_t>, max_executors> pulled_pending_{};
 
   SpinLock registration_lock_;  // serializes access registration: one submission order
   // Counters written per task sit on cache lines of their own, apart from what is only read.

@@ -37,6 +37,22 @@ const char* to_string(TaskStatus status) {
   return "?";
 }
 
+const char* to_string(ExecutorKind kind) {
+  switch (kind) {
+    case ExecutorKind::cpu:
+      return "cpu";
+    case ExecutorKind::io:
+      return "io";
+    case ExecutorKind::device_compute:
+      return "device compute";
+    case ExecutorKind::copy:
+      return "copy";
+    case ExecutorKind::network:
+      return "network";
+  }
+  return "?";
+}
+
 const char* to_string(Access access) {
   switch (access) {
     case Access::read:
@@ -81,6 +97,33 @@ TaskSpec& TaskSpec::access(const DataHandle& data, Access mode) & {
 }
 TaskSpec& TaskSpec::footprint(std::uint64_t staged_bytes) & {
   bytes = staged_bytes;
+  return *this;
+}
+namespace {
+// A private copy of `hints` to change (hints may be shared with other specs).
+std::shared_ptr<CostHints> own_copy(const std::shared_ptr<const CostHints>& hints) {
+  return hints ? std::make_shared<CostHints>(*hints) : std::make_shared<CostHints>();
+}
+void check_positive(const char* what, double value) {
+  if (!(value > 0)) throw Error(fmt::format("a task's {} must be positive, not {}", what, value));
+}
+}  // namespace
+TaskSpec& TaskSpec::with_speedup(double speedup) & {
+  check_positive("speedup", speedup);
+  auto changed = own_copy(hints);
+  changed->speedup = speedup;
+  hints = std::move(changed);
+  return *this;
+}
+TaskSpec& TaskSpec::with_estimate(ExecutorKind kind, double seconds) & {
+  check_positive("estimated time", seconds);
+  auto changed = own_copy(hints);
+  changed->seconds[static_cast<std::size_t>(kind)] = seconds;
+  hints = std::move(changed);
+  return *this;
+}
+TaskSpec& TaskSpec::with_hints(std::shared_ptr<const CostHints> shared) & {
+  hints = std::move(shared);
   return *this;
 }
 

@@ -73,8 +73,10 @@ void TaskState::recycle() {
   barrier = false;
   completed.store(false, std::memory_order_relaxed);
   deferred_parts.store(0, std::memory_order_relaxed);
+  pulled = false;
   deferred_error = nullptr;
   runtime = nullptr;
+  hints.reset();
   TaskRecycler::give(this);
 }
 

@@ -72,8 +72,12 @@ struct alignas(64) TaskState {
   // A deferred task finishes when both its body returned and its completion fired, whichever
   // is last (2 -> 0), so that no body still runs once wait_all() returned.
   std::atomic<std::uint8_t> deferred_parts{0};
+  // Taken from the ready pool by an executor and not started yet (counted in
+  // RuntimeCore::pulled_pending_ of its executor until it starts or finishes).
+  bool pulled = false;
   std::exception_ptr deferred_error;  // what the completion reported, read by the last part
   RuntimeCore* runtime = nullptr;
+  std::shared_ptr<const CostHints> hints;  // from the TaskSpec; null: none
 
   void retain() { references.fetch_add(1, std::memory_order_relaxed); }
   void release() {

@@ -22,8 +22,11 @@ constexpr auto long_poll = std::chrono::microseconds(40);
 
 }  // namespace
 
-Executor::Executor(std::string name, unsigned workers)
-    : name_(std::move(name)), counters_(workers == 0 ? 1 : workers) {}
+Executor::Executor(std::string name, unsigned workers, ExecutorKind kind, std::string device)
+    : name_(std::move(name)),
+      counters_(workers == 0 ? 1 : workers),
+      kind_(kind),
+      device_(std::move(device)) {}
 
 Executor::~Executor() = default;
 
@@ -147,7 +150,11 @@ void ThreadPoolExecutor::wake_one() {
 
 bool ThreadPoolExecutor::run_one(unsigned worker) {
   ReadyTask* task = policy_->pop(worker);
-  if (task == nullptr) return false;
+  if (task == nullptr) {
+    if (!runner_->pull(*this, worker)) return false;
+    task = policy_->pop(worker);
+    if (task == nullptr) return true;  // pulled, still staging
+  }
   // Tasks left behind while this worker is busy: make sure some idle worker looks at them.
   if (policy_->size() != 0) wake_one();
   runner_->run(task, *this, worker);
@@ -163,7 +170,7 @@ ThreadPoolExecutor::Spin ThreadPoolExecutor::spin_for_work(unsigned worker) {
   const bool watch_completions = idle_spin_ == IdleSpin::while_completions_pending;
   std::uint64_t deadline = 0;
   for (unsigned round = 1; !stopping_.load(std::memory_order_relaxed); ++round) {
-    if (policy_->size() != 0 || wanted_back(worker)) {
+    if (work_available() || wanted_back(worker)) {
       spin.found = true;
       break;
     }
@@ -190,7 +197,7 @@ ThreadPoolExecutor::Spin ThreadPoolExecutor::spin_for_work(unsigned worker) {
 }
 
 bool ThreadPoolExecutor::rest(unsigned worker) {
-  auto has_work = [this, worker] { return policy_->size() != 0 || wanted_back(worker); };
+  auto has_work = [this, worker] { return work_available() || wanted_back(worker); };
   std::unique_lock guard(rest_lock_);
   // Polling: timed sleeps, doubling; short ones find new work by themselves, long ones are woken.
   polling_.fetch_add(1, std::memory_order_seq_cst);
@@ -271,6 +278,8 @@ bool ThreadPoolExecutor::serve(Thread* self, unsigned worker) {
       runner_->run(task, *this, worker);
       continue;
     }
+    // Nothing queued: take a pooled task, if the placement policy pulls (staged, then queued).
+    if (runner_->pull(*this, worker)) continue;
     const Spin spin = spin_for_work(worker);
     if (busy && (!spin.found || spin.idle_since != 0)) {
       end_busy(worker, spin.idle_since != 0 ? spin.idle_since : now_ns());

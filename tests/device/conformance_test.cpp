@@ -9,6 +9,7 @@
 #include "conformance_kernels.hpp"
 #include "device_transfers.hpp"
 #include "strata/device/backends.hpp"
+#include "strata/device/errors.hpp"
 
 namespace strata::device {
 namespace {
@@ -55,6 +56,46 @@ TEST(Conformance, VectorAddMatchesTheReference) {
     const auto c = download<float>(*device, dc, n, std::span(&done, 1));
     for (std::uint32_t i = 0; i < n; ++i)
       ASSERT_EQ(c[i], a[i] + b[i]) << "element " << i;
+  }
+}
+
+// Regions of one buffer copied into another: rows apart, slices apart (a multiple of the row
+// pitch and not), single-element rows, as box copies of chunks make them.
+TEST(Conformance, RectangularRegionsCopyOnTheDevice) {
+  constexpr std::uint64_t bytes = 4096;
+  std::vector<std::uint8_t> source(bytes);
+  for (std::uint64_t i = 0; i < bytes; ++i)
+    source[i] = static_cast<std::uint8_t>(i * 7 + 3);
+  struct Case {
+    BufferRect from, to;
+    RectExtent extent;
+  };
+  const Case cases[] = {
+      {{100, 0, 0}, {7, 0, 0}, {300, 1, 1}},       // a plain range
+      {{16, 64, 0}, {400, 24, 0}, {24, 10, 1}},    // rows 64 apart into dense rows
+      {{5, 40, 400}, {1000, 12, 36}, {12, 3, 4}},  // slices a multiple of the rows
+      {{3, 40, 130}, {2000, 8, 50}, {8, 3, 5}},    // slices not a multiple of the rows
+      {{0, 12, 48}, {3000, 4, 4 * 5}, {4, 5, 2}},  // single elements, strided
+  };
+  for (auto& device : devices().devices) {
+    SCOPED_TRACE(device->info().id);
+    DeviceBuffer from = upload(*device, source);
+    DeviceBuffer to = upload(*device, std::vector<std::uint8_t>(bytes, 0));
+    Queue& compute = device->queue(QueueKind::compute);
+    std::vector<std::uint8_t> expected(bytes, 0);
+    Event last;
+    for (const Case& c : cases) {
+      for (std::uint64_t z = 0; z < c.extent.depth; ++z)
+        for (std::uint64_t y = 0; y < c.extent.height; ++y)
+          for (std::uint64_t x = 0; x < c.extent.width; ++x)
+            expected[c.to.offset + z * c.to.slice_pitch + y * c.to.row_pitch + x] =
+                source[c.from.offset + z * c.from.slice_pitch + y * c.from.row_pitch + x];
+      last = compute.copy_rect_on_device(to, c.to, from, c.from, c.extent);
+    }
+    EXPECT_EQ(download<std::uint8_t>(*device, to, bytes, std::span(&last, 1)), expected);
+    EXPECT_THROW(compute.copy_rect_on_device(to, {4000, 100, 0}, from, {0, 100, 0}, {10, 2, 1}),
+                 DeviceError)
+        << "a region past the buffer's end";
   }
 }
 

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -65,6 +66,39 @@ TEST(Box, RandomStridedCopiesEqualTheElementwiseReference) {
                   expected.begin() + static_cast<std::ptrdiff_t>(t));
     }
     copy_box(from, from_box, to, to_box, element);
+    ASSERT_EQ(to, expected) << "trial " << trial << ": " << from_box.describe() << " -> "
+                            << to_box.describe();
+  }
+}
+
+// The rectangular copies a device queue makes of a box copy move the same elements.
+TEST(Box, RectangularPiecesOfRandomBoxCopiesEqualTheCopy) {
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 500; ++trial) {
+    const std::uint32_t dims = 1 + static_cast<std::uint32_t>(rng() % 3);
+    const std::uint32_t element = std::array<std::uint32_t, 4>{1, 2, 4, 8}[rng() % 4];
+    std::array<std::uint64_t, 3> extent{1, 1, 1};
+    for (std::uint32_t d = 0; d < dims; ++d)
+      extent[d] = 1 + rng() % 5;
+    const Box from_box = random_box(rng, dims, extent);
+    const Box to_box = random_box(rng, dims, extent);
+    std::vector<std::byte> from(from_box.chunk_elements() * element);
+    for (auto& b : from)
+      b = static_cast<std::byte>(rng());
+    std::vector<std::byte> to(to_box.chunk_elements() * element, std::byte{0x5a});
+    std::vector<std::byte> expected = to;
+    copy_box(from, from_box, expected, to_box, element);
+    for (const BoxRectCopy& piece : box_rect_copies(from_box, to_box, element)) {
+      ASSERT_LE(device::rect_end(piece.from, piece.extent), from.size());
+      ASSERT_LE(device::rect_end(piece.to, piece.extent), to.size());
+      for (std::uint64_t z = 0; z < piece.extent.depth; ++z)
+        for (std::uint64_t y = 0; y < piece.extent.height; ++y)
+          std::memcpy(
+              to.data() + piece.to.offset + z * piece.to.slice_pitch + y * piece.to.row_pitch,
+              from.data() + piece.from.offset + z * piece.from.slice_pitch +
+                  y * piece.from.row_pitch,
+              piece.extent.width);
+    }
     ASSERT_EQ(to, expected) << "trial " << trial << ": " << from_box.describe() << " -> "
                             << to_box.describe();
   }

@@ -83,6 +83,59 @@ TEST_F(MemoryManagerTest, ItAnswersWhereValidCopiesLie) {
   EXPECT_EQ(manager->valid_copies(a), Spaces{manager->host()});
 }
 
+TEST_F(MemoryManagerTest, ALateSizedChunkShowsItsWritersSizeAndRefusesEarlyReadsNamingIt) {
+  const ChunkId kept = manager->create_chunk("kept", 4 * KiB);
+  manager->make_late_sized(kept);
+  EXPECT_EQ(manager->chunk_size(kept), std::nullopt);
+  const ChunkRequest read{kept, ChunkAccess::read};
+  try {
+    manager->acquire(std::span(&read, 1), dev);
+    FAIL() << "a late-sized chunk was read before its size was set";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("chunk 'kept' is read before its size is known"),
+              std::string::npos)
+        << error.what();
+  }
+  // The writer sees the capacity, on the device, and sets 1 KiB.
+  const ChunkRequest write{kept, ChunkAccess::write};
+  auto views = manager->acquire(std::span(&write, 1), dev);
+  EXPECT_EQ(views[0].bytes, 4 * KiB);
+  const auto data = pattern(1 * KiB, 5);
+  gpu->queue(device::QueueKind::host_to_device)
+      .copy_to_device(*views[0].buffer, views[0].offset, data.data(), data.size())
+      .wait();
+  try {
+    manager->set_size(kept, 4 * KiB + 1);
+    FAIL() << "a size above the capacity was set";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what())
+                  .find("chunk 'kept' is set to 4097 B, more than its "
+                        "capacity of 4096 B"),
+              std::string::npos)
+        << error.what();
+  }
+  manager->set_size(kept, 1 * KiB);
+  manager->release(std::span(&write, 1), dev);
+  EXPECT_EQ(manager->chunk_size(kept), 1 * KiB);
+  // Readers on the host see 1 KiB (the device-to-host copy moved only those).
+  views = manager->acquire(std::span(&read, 1), manager->host());
+  ASSERT_EQ(views[0].bytes, 1 * KiB);
+  EXPECT_EQ(std::vector<std::byte>(static_cast<std::byte*>(views[0].host),
+                                   static_cast<std::byte*>(views[0].host) + 1 * KiB),
+            data);
+  manager->release(std::span(&read, 1), manager->host());
+  // A new write forgets the size until its writer sets one.
+  views = manager->acquire(std::span(&write, 1), manager->host());
+  EXPECT_EQ(views[0].bytes, 4 * KiB);
+  EXPECT_EQ(manager->chunk_size(kept), std::nullopt);
+  manager->release(std::span(&write, 1), manager->host());
+  EXPECT_THROW(manager->acquire(std::span(&read, 1), dev), Error);
+  // A chunk of a fixed size has no size to set.
+  const ChunkId fixed = manager->create_chunk("fixed", 1 * KiB);
+  EXPECT_EQ(manager->chunk_size(fixed), 1 * KiB);
+  EXPECT_THROW(manager->set_size(fixed, 16), Error);
+}
+
 TEST_F(MemoryManagerTest, ReadingInADeviceSpaceFetchesTheHostCopy) {
   const auto data = pattern(4 * KiB, 1);
   ChunkId a = manager->create_chunk("a", data.size(), data);

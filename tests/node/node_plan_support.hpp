@@ -10,5 +10,13 @@ extern cluster::Driver* the_driver;
 
 // y[i] = a * x[i] + y[i] for i < n (CPU and OpenCL C).
 device::KernelDefinition axpy_kernel();
+// A filter: the x[i] < limit (i < n) go to `kept`, in any order; `count` counts them
+// (a u32 the kernel increments atomically; the node zeroes it and sets kept's late size).
+device::KernelDefinition keep_below_kernel();
+// x[i] += a for i < n.
+device::KernelDefinition add_u32_kernel();
+// Host operations: "keep_odd" (the odd u32 of chunk 0 into late-sized chunk 1, in order) and
+// "count_and_sum" (chunk 1's two u64 become chunk 0's element count and sum, as u32).
+void define_late_size_operations(cluster::Program& program);
 
 }  // namespace strata::node::testing

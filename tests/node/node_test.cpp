@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <functional>
 #include <numeric>
 #include <thread>
 
@@ -172,6 +173,47 @@ TEST(Node, APlanAndOtherWorkShareOneNode) {
   const auto* words = reinterpret_cast<const std::uint64_t*>(fetched.data());
   for (std::size_t i = 0; i < 512; ++i)
     ASSERT_EQ(words[i], 7u) << "word " << i;
+}
+
+// What a program's driver saw when a rank failed (the job's failure, caught in its main).
+std::string failure_of(const std::function<void(cluster::Program&)>& define,
+                       const std::function<void(cluster::Driver&)>& plan) {
+  Node node(small_node());
+  define(node.program());
+  std::string message;
+  const int status = node.program().run([&](cluster::Driver& driver) {
+    try {
+      plan(driver);
+      driver.wait_all();
+    } catch (const cluster::RankFailed& failed) {
+      message = failed.what();
+    }
+  });
+  EXPECT_NE(status, 0);
+  return message;
+}
+
+TEST(Node, ALateSizeAboveTheCapacityOrReadBeforeItIsSetFailsNamingTheChunk) {
+  const auto define = [](cluster::Program& program) {
+    program.define("keep",
+                   [](cluster::OperationContext& op) { op.set_size(0, op.args<std::uint64_t>()); });
+    program.define("forget", [](cluster::OperationContext&) {});
+    program.define("read", [](cluster::OperationContext&) {});
+  };
+  const std::string above = failure_of(define, [](cluster::Driver& driver) {
+    const cluster::ChunkRef kept = driver.create_late_chunk("kept", 16, 0);
+    driver.run_with(0, "keep", {{kept, runtime::Access::write}}, std::uint64_t{64});
+  });
+  EXPECT_NE(above.find("chunk 'kept' is set to 64 B, more than its capacity of 16 B"),
+            std::string::npos)
+      << above;
+  const std::string early = failure_of(define, [](cluster::Driver& driver) {
+    const cluster::ChunkRef kept = driver.create_late_chunk("kept", 16, 0);
+    driver.run(0, "forget", {{kept, runtime::Access::write}});
+    driver.run(0, "read", {{kept, runtime::Access::read}});
+  });
+  EXPECT_NE(early.find("chunk 'kept' is read before its size is known"), std::string::npos)
+      << early;
 }
 
 TEST(Node, NodesComeAndGoOnANetworkTheCallerKeeps) {

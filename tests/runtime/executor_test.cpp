@@ -45,7 +45,7 @@ TEST(Executors, TasksRunOnTheExecutorTheyName) {
 // Always picks the last candidate.
 class LastCandidate final : public PlacementPolicy {
  public:
-  std::size_t choose(const ReadyTask&, std::span<Executor* const> candidates) override {
+  std::size_t choose(const TaskView&, std::span<const ExecutorView> candidates) override {
     return candidates.size() - 1;
   }
 };

@@ -46,6 +46,8 @@ TEST(Observer, SeesEveryTaskFinishOnceWithItsStatusAndEveryBodyThatRan) {
   rt.add_observer(recorder);
   for (int i = 0; i < 100; ++i)
     rt.spawn(TaskSpec("work"), [] {});
+  // Finished before the failure below: a failure cancels the tasks that have not started yet.
+  rt.wait_all();
   rt.submit(TaskSpec("load").on(rt.io()), [] {}).wait();
   const TaskHandle bad = rt.submit(TaskSpec("bad"), [] { throw std::runtime_error("no"); });
   rt.spawn(TaskSpec("dependent").after(bad), [] {});

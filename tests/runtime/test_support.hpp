@@ -4,10 +4,12 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <latch>
 #include <mutex>
 #include <thread>
 
 #include "strata/base/config.hpp"
+#include "strata/runtime/task.hpp"
 
 namespace strata::runtime::testing {
 
@@ -47,5 +49,22 @@ bool eventually(Condition condition) {
   }
   return true;
 }
+
+// Makes the first pooled task of the CPU pool and of the gpu wait for each other, so that both
+// executors take part however fast the other drains the pool (the tasks are empty).
+class BothTakePart {
+ public:
+  BothTakePart(ExecutorId cpu, ExecutorId gpu) : cpu_(cpu), gpu_(gpu) {}
+  void arrive(ExecutorId executor) {
+    std::atomic<bool>& first = executor == cpu_ ? cpu_started_ : gpu_started_;
+    if (executor != cpu_ && executor != gpu_) return;
+    if (!first.exchange(true)) both_.arrive_and_wait();
+  }
+
+ private:
+  ExecutorId cpu_, gpu_;
+  std::atomic<bool> cpu_started_{false}, gpu_started_{false};
+  std::latch both_{2};
+};
 
 }  // namespace strata::runtime::testing

@@ -75,8 +75,20 @@ class Driver {
 
   // A chunk of `bytes` whose home is `home`; it has no contents until something writes it.
   ChunkRef create_chunk(std::string name, std::uint64_t bytes, int home = 0);
-  // Writes the driver's `bytes` (exactly the chunk's size) into the chunk on its home rank.
+  // A chunk whose size is known only when the operation that writes it ends (a filter's output,
+  // a group-by's groups): at most `capacity` bytes, held whole on each rank that has a copy. Its
+  // writer sets the size (OperationContext::set_size, a kernel launch's late sizes, a write's
+  // byte count); later readers on that rank see that many bytes, and a transfer to another rank
+  // moves the size and then that many bytes. Reading it before a writer set its size fails
+  // naming it. stats() counts its capacity as the bytes of a transfer.
+  ChunkRef create_late_chunk(std::string name, std::uint64_t capacity, int home = 0);
+  // Writes the driver's `bytes` into the chunk on its home rank: exactly the chunk's size, or
+  // at most a late-sized chunk's capacity (which then becomes its size).
   void write(ChunkRef chunk, std::span<const std::byte> bytes);
+  // The chunk's size: a late-sized chunk's as its last writer set it, asked of a rank that
+  // holds it once what was planned on it there ran (the chunk stays where it is). Throws naming
+  // the chunk when nothing wrote it.
+  std::uint64_t size_of(ChunkRef chunk);
   // Runs the defined operation `operation` on `rank` with the chunks in `uses` (in order) and
   // encoded arguments. Returns at once; conflicting uses are ordered in planning order.
   void run(int rank, const std::string& operation, const std::vector<Use>& uses,
@@ -103,11 +115,14 @@ class Driver {
 
   // Copies the elements of `from_box` in `from` into `to_box` (the same extents) of `to`, where
   // `to`'s copy is (its home if nothing wrote it yet; the rest of a fresh chunk is undefined).
-  // Between ranks only the box's bytes travel: packed, sent, unpacked.
+  // Between ranks only the box's bytes travel: packed, sent, unpacked. On a node, the copy runs
+  // on the rank's devices()[device], or with -1 on the device where the chunks' last writers
+  // ran (where both ran on one), else on the host.
   void copy_box(ChunkRef from, const memory::Box& from_box, ChunkRef to, const memory::Box& to_box,
-                std::uint32_t element_bytes);
+                std::uint32_t element_bytes, int device = -1);
 
-  // Combines the partial results (chunks of `result`'s size, elements of `type`) into `result`
+  // Combines the partial results (chunks of `result`'s size, not late-sized, elements of `type`)
+  // into `result`
   // with `op`, level by level: each rank combines the partials it holds, then a binary tree over
   // those ranks combines their accumulators, moving one per step. `result` ends on the tree's
   // root (the lowest rank holding a partial).
@@ -142,9 +157,10 @@ class Driver {
   // The driver's record of one chunk.
   struct Entry {
     std::string name;
-    std::uint64_t bytes = 0;
+    std::uint64_t bytes = 0;  // late-sized: the capacity
     int home = 0;
     std::set<int> holders;
+    bool late = false;
   };
   using Batch = std::map<int, Plan>;
   Entry& entry(ChunkRef chunk, const char* what);

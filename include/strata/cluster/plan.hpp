@@ -14,13 +14,15 @@ namespace strata::cluster {
 // One chunk an operation touches, with what a rank needs to create its local copy.
 struct PlannedAccess {
   std::uint64_t chunk = 0;
-  std::uint64_t bytes = 0;
+  std::uint64_t bytes = 0;  // a late-sized chunk's capacity
   std::string name;
   runtime::Access mode = runtime::Access::read;
+  // Late-sized (Driver::create_late_chunk): its writer sets its size, readers see that size.
+  bool late = false;
 
   template <class Archive>
   void serialize(Archive& archive) {
-    archive(chunk, bytes, name, mode);
+    archive(chunk, bytes, name, mode, late);
   }
 };
 
@@ -33,6 +35,7 @@ inline constexpr const char* receive = "receive";      // receive it: this copy 
 inline constexpr const char* drop = "drop";            // forget this rank's copy after its users
 inline constexpr const char* write_in = "write_in";    // write `args` (the driver's bytes) into it
 inline constexpr const char* read_back = "read_back";  // copy its bytes out to the driver
+inline constexpr const char* read_size = "read_size";  // tell the driver its (late) size
 }  // namespace op_kinds
 
 struct PlanOp {
@@ -41,8 +44,10 @@ struct PlanOp {
   std::string operation;  // execute: the defined operation's name; other kinds: a label
   std::string args;       // encoded arguments; write_in: the bytes
   std::vector<PlannedAccess> accesses;
-  int peer = -1;               // send / receive
-  std::uint64_t transfer = 0;  // send / receive: matches the two sides
+  int peer = -1;  // send / receive
+  // send / receive: matches the two sides. A late-sized chunk's size travels first as
+  // `transfer`, its bytes (that many) then as `transfer + 1`.
+  std::uint64_t transfer = 0;
 
   template <class Archive>
   void serialize(Archive& archive) {
@@ -66,6 +71,17 @@ struct Progress {
   template <class Archive>
   void serialize(Archive& archive) {
     archive(finished);
+  }
+};
+
+// What a rank read for the driver (read_size: the chunk's size), for operation `op`.
+struct ReadResult {
+  std::uint64_t op = 0;
+  std::vector<std::byte> bytes;
+
+  template <class Archive>
+  void serialize(Archive& archive) {
+    archive(op, bytes);
   }
 };
 

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -25,8 +26,14 @@ class PlanContext {
   virtual int rank() const = 0;
   virtual runtime::Runtime& runtime() = 0;
   virtual runtime::ChunkStaging& staging() = 0;
+  // The rank's memory manager: a task that writes a late-sized chunk sets its size there
+  // (MemoryManager::set_size on its view's chunk) before it ends.
+  virtual memory::MemoryManager& memory() = 0;
   // This rank's copy of a planned chunk (made on first use): the handle its tasks declare.
   virtual runtime::DataHandle chunk(const PlannedAccess& access) = 0;
+  // The executor of the last task planned on this rank that wrote the chunk (when it named
+  // one): where its current contents will be, so a device variant of a kind can run there.
+  virtual std::optional<runtime::ExecutorId> writer_executor(const PlannedAccess& access) = 0;
   // Submits the operation's task (its spec declares the chunks' handles as the accesses say):
   // its end counts toward the rank's progress and a failure is reported to the driver.
   // `accesses` are the chunks it touches.
@@ -41,6 +48,9 @@ class PlanKindTable {
  public:
   // Throws if `name` is defined already.
   void define(std::string name, PlanKind kind);
+  // Replaces kind `name` (throws if it is not defined) with what `extend` makes of it: a variant
+  // (on a device, say) that hands the operations it does not take to the kind it extends.
+  void extend(const std::string& name, const std::function<PlanKind(PlanKind)>& extend);
   // Throws naming the kind and what is defined when `name` is not.
   const PlanKind& find(const std::string& name) const;
   bool contains(const std::string& name) const { return kinds_.count(name) != 0; }
@@ -54,15 +64,19 @@ struct BoxCopy {
   memory::Box from;
   memory::Box to;
   std::uint32_t element_bytes = 1;
+  // The rank's device to copy on (the node's devices); -1: where the chunks' last writers ran
+  // (a device when they both ran on it, else the host).
+  std::int32_t device = -1;
 
   template <class Archive>
   void serialize(Archive& archive) {
-    archive(from, to, element_bytes);
+    archive(from, to, element_bytes, device);
   }
 };
 
 // Arguments of "combine": accesses[0] op= accesses[1], accesses[2], ...; with `assign`,
-// accesses[0] (written, not read) first takes accesses[1]'s bytes.
+// accesses[0] (written, not read) first takes accesses[1]'s bytes. The node runs it on the
+// device where the partials' last writers ran when they all ran on one device.
 struct Combine {
   memory::ReduceOp op = memory::ReduceOp::sum;
   device::ElementType type = device::ElementType::f64;

@@ -51,6 +51,9 @@ class Program {
   // Defines a kind of plan operation (plan_kinds.hpp) by name; the same ones on every rank,
   // before run(). "copy_box" and "combine" are defined already.
   void define_kind(std::string name, PlanKind kind);
+  // Replaces a defined kind with a variant of it (PlanKindTable::extend), before run(): the
+  // node's device variants of "copy_box" and "combine".
+  void extend_kind(const std::string& name, const std::function<PlanKind(PlanKind)>& extend);
 
   // Rank 0 runs `main` and then waits for every planned operation; the other ranks execute
   // plans until the driver ends. Returns the process's exit status (0 on success); on a failure

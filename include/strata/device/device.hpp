@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "strata/device/buffer_rect.hpp"
 #include "strata/device/event.hpp"
 #include "strata/device/kernel.hpp"
 
@@ -144,6 +145,13 @@ class Queue {
   virtual Event copy_on_device(const DeviceBuffer& destination, std::uint64_t destination_offset,
                                const DeviceBuffer& source, std::uint64_t source_offset,
                                std::uint64_t bytes, std::span<const Event> after = {}) = 0;
+  // Copies a rectangular region of `source` to one of the same extent in `destination` (both
+  // buffers of this device, regions that do not overlap): rows need not be adjacent, so a
+  // strided box of a chunk moves without staging it anywhere else.
+  virtual Event copy_rect_on_device(const DeviceBuffer& destination, const BufferRect& to,
+                                    const DeviceBuffer& source, const BufferRect& from,
+                                    const RectExtent& extent,
+                                    std::span<const Event> after = {}) = 0;
   // Checks the arguments against the signature, then enqueues the kernel.
   virtual Event launch(const CompiledKernel& kernel, const LaunchGeometry& geometry,
                        const KernelArgs& args, std::span<const Event> after = {}) = 0;

@@ -9,6 +9,9 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
+
+#include "strata/device/buffer_rect.hpp"
 
 namespace strata::memory {
 
@@ -43,5 +46,19 @@ struct Box {
 // leaves its chunk).
 void copy_box(std::span<const std::byte> from, const Box& from_box, std::span<std::byte> to,
               const Box& to_box, std::uint32_t element_bytes);
+
+// One rectangular piece of a box copy, as a device queue moves it (Queue::copy_rect_on_device):
+// the source's and the target's region (offsets from the chunks' first bytes) and its extent.
+struct BoxRectCopy {
+  device::BufferRect from;
+  device::BufferRect to;
+  device::RectExtent extent;
+};
+
+// The rectangular copies that move `from_box` into `to_box` (the same extents; throws
+// otherwise): one where both boxes' last dimensions are dense, else one per index of their
+// first dimension (rows of single elements).
+std::vector<BoxRectCopy> box_rect_copies(const Box& from_box, const Box& to_box,
+                                         std::uint32_t element_bytes);
 
 }  // namespace strata::memory

@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -144,6 +145,18 @@ class MemoryManager {
   // on it (evictions, prefetches) finish first, and their memory is freed when they end.
   void destroy_chunk(ChunkId chunk);
   std::uint64_t chunk_bytes(ChunkId chunk) const;
+
+  // Late sizes: a chunk whose size is known only when the task that writes it ends (a filter's
+  // output). It keeps `bytes` (its capacity) in every space; the writer sets its size with
+  // set_size() before it ends. A write acquisition forgets the size (its view shows the
+  // capacity); acquiring the chunk to read while its size is unknown fails, naming it; views for
+  // reading show the size, and copies between host and device move only that many bytes.
+  // A late-sized chunk starts with no size.
+  void make_late_sized(ChunkId chunk);
+  // Throws naming the chunk if it is not late-sized or `bytes` exceeds its capacity.
+  void set_size(ChunkId chunk, std::uint64_t bytes);
+  // The chunk's size: its bytes, or a late-sized chunk's size (nullopt while unknown).
+  std::optional<std::uint64_t> chunk_size(ChunkId chunk) const;
   // The spaces that hold the chunk's current contents (or will, once a copy in flight lands), in
   // space order: host, disk, then devices. For planning near the data; empty before the first
   // write of a chunk created without data.
@@ -222,7 +235,7 @@ class MemoryManager {
   void unpin(ChunkId id, SpaceId space, ChunkAccess access);
   void lru_push(ChunkId id, SpaceId space);
   void operation_done(Actions& later);
-  ChunkView view_of(ChunkId id, SpaceId space);
+  ChunkView view_of(ChunkId id, SpaceId space, ChunkAccess access);
   [[noreturn]] void out_of_memory(std::span<const ChunkRequest> requests, SpaceId space) const;
 
   std::vector<std::unique_ptr<Space>> spaces_;

@@ -20,10 +20,12 @@
 
 namespace strata::node {
 
-// One argument of a planned launch, in the kernel's parameter order: a scalar's bytes, or the
-// chunk of uses[use] as an array of `type`.
+// One argument of a planned launch, in the kernel's parameter order: a scalar's bytes, the
+// chunk of uses[use] as an array of `type`, or (count) how many elements of `type` that chunk
+// holds when the launch runs, as a u32 scalar — a late-sized chunk's size, known only then.
 struct PlannedArg {
   bool chunk = false;
+  bool count = false;
   std::uint32_t use = 0;
   device::ElementType type = device::ElementType::f32;
   std::array<unsigned char, 8> scalar{};
@@ -43,10 +45,32 @@ struct PlannedArg {
     arg.type = type;
     return arg;
   }
+  static PlannedArg count_of(std::uint32_t use, device::ElementType type) {
+    PlannedArg arg;
+    arg.count = true;
+    arg.use = use;
+    arg.type = type;
+    return arg;
+  }
 
   template <class Archive>
   void serialize(Archive& archive) {
-    archive(chunk, use, type, scalar);
+    archive(chunk, count, use, type, scalar);
+  }
+};
+
+// A late-sized chunk a launch writes (a filter's output): the kernel counts the elements it
+// keeps in a u32 counter, uses[counter] (which it declares written), incrementing it atomically;
+// the node zeroes the counter before the launch and, once the kernel ended, sets the size of
+// uses[use] to the count times `element_bytes`.
+struct LateSize {
+  std::uint32_t use = 0;
+  std::uint32_t counter = 0;
+  std::uint32_t element_bytes = 4;
+
+  template <class Archive>
+  void serialize(Archive& archive) {
+    archive(use, counter, element_bytes);
   }
 };
 
@@ -58,10 +82,11 @@ struct KernelLaunch {
   std::array<std::uint64_t, 3> block{0, 0, 0};  // 0: the backend chooses
   int dimensions = 1;
   std::vector<PlannedArg> args;
+  std::vector<LateSize> sizes;  // the late-sized chunks it writes
 
   template <class Archive>
   void serialize(Archive& archive) {
-    archive(kernel, device, global, block, dimensions, args);
+    archive(kernel, device, global, block, dimensions, args, sizes);
   }
 };
 

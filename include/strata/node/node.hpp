@@ -3,7 +3,8 @@
 // in the reverse one — the network (MPI when started by an MPI launcher, else a cluster of one),
 // the runtime, the devices found, the memory manager with a space per device, chunk staging, each
 // device's compute and copy executors, the network's executor and the program that executes
-// plans. Front ends take these parts from the node; several can work on one node at once.
+// plans (with the node's kinds: kernel launches, and box copies and combine steps on devices).
+// Front ends take these parts from the node; several can work on one node at once.
 
 #include <cstdint>
 #include <functional>
@@ -17,6 +18,7 @@
 #include "strata/cluster/program.hpp"
 #include "strata/device/backends.hpp"
 #include "strata/memory/memory_manager.hpp"
+#include "strata/node/device_data_kinds.hpp"
 #include "strata/node/kernel_plans.hpp"
 #include "strata/runtime/chunk_staging.hpp"
 #include "strata/runtime/device_executors.hpp"
@@ -97,6 +99,7 @@ class Node {
   std::vector<runtime::DeviceExecutors> executors_;
   runtime::ExecutorId network_executor_;
   std::unique_ptr<KernelPlans> kernels_;
+  std::unique_ptr<DeviceDataKinds> data_kinds_;
   std::unique_ptr<cluster::Program> program_;
 };
 

@@ -59,6 +59,10 @@ class ChunkStaging final : public StagingHook {
   void unstage(const StagingRequest& request) override;
   // The memory manager's statistics, for the run summary.
   std::string summary() const override;
+  // Where the chunk bound to `data` has valid copies (MemoryManager::valid_copies()).
+  std::vector<std::uint32_t> valid_copies(const DataHandle& data) const override;
+  // The space place() gave `executor` (the host for unplaced executors).
+  std::optional<std::uint32_t> memory_space(ExecutorId executor) const override;
 
  private:
   std::vector<memory::ChunkRequest> chunks_of(const StagingRequest& request) const;

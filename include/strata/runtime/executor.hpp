@@ -8,9 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "strata/runtime/executor_kind.hpp"
 #include "strata/runtime/task.hpp"
 
 namespace strata::runtime {
+
+namespace detail {
+class RuntimeCore;
+}  // namespace detail
 
 // A task whose dependencies are met and whose data is staged, handed to an executor.
 using ReadyTask = detail::TaskState;
@@ -26,6 +31,13 @@ class TaskRunner {
   // Whether tasks wait for completions that arrive from outside any worker (transfers, device
   // kernels): each one that arrives readies work, so an idle worker may keep watching for it.
   virtual bool completions_pending() const { return false; }
+  // Under a pulling placement policy (PlacementPolicy::pulls()), tasks that may run on several
+  // executors wait in a shared pool until an idle worker of one of them takes one. An executor
+  // that pulls (Executor::pulls()) asks pull_ready() whenever it looks for work, and calls
+  // pull() when its own queue is empty: the policy picks one pooled task, which is then staged
+  // and enqueued on `executor` (returns whether one was taken).
+  virtual bool pull_ready(const Executor& /*executor*/) const { return false; }
+  virtual bool pull(Executor& /*executor*/, unsigned /*worker*/) { return false; }
 };
 
 // Per-worker counters an executor keeps for the utilization summary.
@@ -41,13 +53,24 @@ struct alignas(64) WorkerCounters {
 // runner().run(task, *this, worker) for each task it takes.
 class Executor {
  public:
-  Executor(std::string name, unsigned workers);
+  Executor(std::string name, unsigned workers, ExecutorKind kind = ExecutorKind::cpu,
+           std::string device = {});
   virtual ~Executor();
   Executor(const Executor&) = delete;
   Executor& operator=(const Executor&) = delete;
 
   const std::string& name() const { return name_; }
   unsigned worker_count() const { return static_cast<unsigned>(counters_.size()); }
+  // The resource it drives, and the device's name for device executors (else empty).
+  ExecutorKind kind() const { return kind_; }
+  const std::string& device() const { return device_; }
+  // Declares the resource; only before the executor is registered with a runtime.
+  void set_kind(ExecutorKind kind, std::string device = {}) {
+    kind_ = kind;
+    device_ = std::move(device);
+  }
+  // Its index in the runtime it is registered with.
+  ExecutorId id() const { return id_; }
   WorkerCounters& counters(unsigned worker) { return counters_[worker]; }
   const WorkerCounters& counters(unsigned worker) const { return counters_[worker]; }
 
@@ -79,6 +102,11 @@ class Executor {
   // network's are not: a staged receive waits for a peer, so a full window of them would keep
   // back the sends the peers wait for.
   virtual bool bounded_lookahead() const { return true; }
+  // Whether its idle workers take tasks from the runtime's shared pool (TaskRunner::pull()); an
+  // executor that does not pull is given tasks by the placement policy's choose() only.
+  virtual bool pulls() const { return false; }
+  // The runtime pooled a task this executor may take: an idle worker should look (pulls() only).
+  virtual void notify_work() {}
 
   // Busy time of `worker` so far, including a busy period still open.
   std::uint64_t busy_ns(unsigned worker) const;
@@ -96,9 +124,13 @@ class Executor {
   void end_busy(unsigned worker, std::uint64_t now);
 
  private:
+  friend class detail::RuntimeCore;
   std::string name_;
   std::vector<WorkerCounters> counters_;
   bool busy_periods_ = false;
+  ExecutorKind kind_;
+  std::string device_;
+  ExecutorId id_;  // set by the runtime when registered
 };
 
 // Which executor worker the calling thread is, if any.

@@ -5,9 +5,11 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "strata/runtime/task.hpp"
 
@@ -33,6 +35,14 @@ class StagingHook {
   virtual void unstage(const StagingRequest& request) = 0;
   // A few lines for the end-of-run summary (e.g. memory statistics); empty: nothing to add.
   virtual std::string summary() const { return {}; }
+  // For placement policies (TaskView, ExecutorView): the memory spaces that hold a valid copy of
+  // `data`, and the space the tasks of `executor` get their data in. Spaces are the memory
+  // manager's SpaceId indices; by default nothing is known (empty, nullopt). Like stage(), they
+  // are called only while some task is in flight, from any thread.
+  virtual std::vector<std::uint32_t> valid_copies(const DataHandle& /*data*/) const { return {}; }
+  virtual std::optional<std::uint32_t> memory_space(ExecutorId /*executor*/) const {
+    return std::nullopt;
+  }
 };
 
 }  // namespace strata::runtime

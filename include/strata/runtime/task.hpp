@@ -13,6 +13,7 @@
 
 #include "strata/base/error.hpp"
 #include "strata/runtime/data_handle.hpp"
+#include "strata/runtime/executor_kind.hpp"
 #include "strata/runtime/task_function.hpp"
 
 namespace strata::runtime {
@@ -107,7 +108,8 @@ class TaskHandle {
 };
 
 // What to submit: a name, the executor(s) that may run it, a priority, dependencies on other
-// tasks, and declared data accesses. Build it with the chainable setters.
+// tasks, declared data accesses and optional cost hints for the placement policy. Build it with
+// the chainable setters.
 struct TaskSpec {
   std::string name = "task";
   std::vector<ExecutorId> executors;  // empty: the CPU pool; several: the placement policy picks
@@ -115,6 +117,9 @@ struct TaskSpec {
   std::vector<TaskHandle> predecessors;
   std::vector<DataAccess> accesses;
   std::uint64_t bytes = 0;  // data footprint counted against the staging budget
+  // Estimates for policies that weigh executors (PATS); null: none. Shared, so that many tasks of
+  // one operation can carry one set of hints without copying it.
+  std::shared_ptr<const CostHints> hints;
 
   TaskSpec() = default;
   explicit TaskSpec(std::string task_name) : name(std::move(task_name)) {}
@@ -131,6 +136,12 @@ struct TaskSpec {
   TaskSpec& updates(const DataHandle& data) & { return access(data, Access::read_write); }
   TaskSpec& reduces(const DataHandle& data) & { return access(data, Access::reduce); }
   TaskSpec& footprint(std::uint64_t staged_bytes) &;
+  // The speedup of a device over one CPU core for this task (PATS sorts by it).
+  TaskSpec& with_speedup(double speedup) &;
+  // The estimated time of this task on an executor of `kind`.
+  TaskSpec& with_estimate(ExecutorKind kind, double seconds) &;
+  // Hints shared with other tasks (replaces those given so far).
+  TaskSpec& with_hints(std::shared_ptr<const CostHints> shared) &;
 
   TaskSpec&& on(ExecutorId executor) && { return std::move(on(executor)); }
   TaskSpec&& with_priority(Priority level) && { return std::move(with_priority(level)); }
@@ -144,6 +155,13 @@ struct TaskSpec {
   TaskSpec&& updates(const DataHandle& data) && { return std::move(updates(data)); }
   TaskSpec&& reduces(const DataHandle& data) && { return std::move(reduces(data)); }
   TaskSpec&& footprint(std::uint64_t staged_bytes) && { return std::move(footprint(staged_bytes)); }
+  TaskSpec&& with_speedup(double speedup) && { return std::move(with_speedup(speedup)); }
+  TaskSpec&& with_estimate(ExecutorKind kind, double seconds) && {
+    return std::move(with_estimate(kind, seconds));
+  }
+  TaskSpec&& with_hints(std::shared_ptr<const CostHints> shared) && {
+    return std::move(with_hints(std::move(shared)));
+  }
 };
 
 // Finishes a task whose body handed completion to someone else (an asynchronous device copy,

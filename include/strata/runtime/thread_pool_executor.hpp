@@ -11,6 +11,10 @@
 // new one) and takes it back between two of the stand-in's tasks once the wait is over; so a
 // blocked task holds back no other task, and the pool runs up to `threads` tasks at a time that
 // are not blocked.
+//
+// A worker whose queue is empty pulls from the runtime's shared pool of multi-candidate tasks
+// (TaskRunner::pull()) when the placement policy pulls; executors registered as a device's compute
+// queue (set_kind()) are ThreadPoolExecutors too.
 
 #include <atomic>
 #include <condition_variable>
@@ -44,6 +48,8 @@ class ThreadPoolExecutor final : public Executor {
   bool run_one(unsigned worker) override;
   void stop() override;
   bool stands_in() const override { return true; }
+  bool pulls() const override { return true; }
+  void notify_work() override { wake_one(); }
   void suspend_worker(unsigned worker) override;
   void resume_worker(unsigned worker) override;
   unsigned lane_count() const override;
@@ -69,6 +75,8 @@ class ThreadPoolExecutor final : public Executor {
   bool wanted_back(unsigned worker) const {
     return resume_wanted_[worker].load(std::memory_order_acquire);
   }
+  // Whether an idle worker has something to do: queued tasks, or pooled ones it may pull.
+  bool work_available() const { return policy_->size() != 0 || runner_->pull_ready(*this); }
   // Gives `worker` to a thread whose wait is over, else to a spare thread (started if none is
   // parked). Called with handoff_lock_ held by the thread that stops serving `worker`.
   void give_worker(unsigned worker);

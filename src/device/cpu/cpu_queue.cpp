@@ -102,6 +102,22 @@ Event CpuQueue::copy_on_device(const DeviceBuffer& destination, std::uint64_t de
   return host_.submit(after, [=] { std::memmove(target, origin, bytes); });
 }
 
+Event CpuQueue::copy_rect_on_device(const DeviceBuffer& destination, const BufferRect& to,
+                                    const DeviceBuffer& source, const BufferRect& from,
+                                    const RectExtent& extent, std::span<const Event> after) {
+  check_range(destination, to.offset, rect_end(to, extent) - to.offset, "copy a region on device");
+  check_range(source, from.offset, rect_end(from, extent) - from.offset, "copy a region on device");
+  unsigned char* target = bytes_of(destination);
+  const unsigned char* origin = bytes_of(source);
+  return host_.submit(after, [=] {
+    for (std::uint64_t z = 0; z < extent.depth; ++z)
+      for (std::uint64_t y = 0; y < extent.height; ++y)
+        std::memmove(target + to.offset + z * to.slice_pitch + y * to.row_pitch,
+                     origin + from.offset + z * from.slice_pitch + y * from.row_pitch,
+                     extent.width);
+  });
+}
+
 Event CpuQueue::launch(const CompiledKernel& kernel, const LaunchGeometry& geometry,
                        const KernelArgs& args, std::span<const Event> after) {
   const auto& compiled = dynamic_cast<const CpuCompiledKernel&>(kernel);

@@ -129,6 +129,26 @@ Event CudaQueue::copy_on_device(const DeviceBuffer& destination, std::uint64_t d
   });
 }
 
+Event CudaQueue::copy_rect_on_device(const DeviceBuffer& destination, const BufferRect& to,
+                                     const DeviceBuffer& source, const BufferRect& from,
+                                     const RectExtent& extent, std::span<const Event> after) {
+  check_range(destination, to.offset, rect_end(to, extent) - to.offset, "copy a region on device");
+  check_range(source, from.offset, rect_end(from, extent) - from.offset, "copy a region on device");
+  char* target = address(destination, to.offset);
+  const char* origin = address(source, from.offset);
+  // One 2-D copy per slice: cudaMemcpy3D's slices lie a whole number of rows apart.
+  return submit(after, "copy a region on device", [=](cudaStream_t stream) {
+    for (std::uint64_t z = 0; z < extent.depth; ++z) {
+      const cudaError_t status = cudaMemcpy2DAsync(
+          target + z * to.slice_pitch, extent.height > 1 ? to.row_pitch : extent.width,
+          origin + z * from.slice_pitch, extent.height > 1 ? from.row_pitch : extent.width,
+          extent.width, extent.height, cudaMemcpyDeviceToDevice, stream);
+      if (status != cudaSuccess) return status;
+    }
+    return cudaSuccess;
+  });
+}
+
 Event CudaQueue::launch(const CompiledKernel& kernel, const LaunchGeometry& geometry,
                         const KernelArgs& args, std::span<const Event> after) {
   const KernelDefinition& definition = kernel.definition();

@@ -30,6 +30,9 @@ class CudaQueue final : public Queue {
   Event copy_on_device(const DeviceBuffer& destination, std::uint64_t destination_offset,
                        const DeviceBuffer& source, std::uint64_t source_offset, std::uint64_t bytes,
                        std::span<const Event> after) override;
+  Event copy_rect_on_device(const DeviceBuffer& destination, const BufferRect& to,
+                            const DeviceBuffer& source, const BufferRect& from,
+                            const RectExtent& extent, std::span<const Event> after) override;
   Event launch(const CompiledKernel& kernel, const LaunchGeometry& geometry, const KernelArgs& args,
                std::span<const Event> after) override;
   Event marker() override;

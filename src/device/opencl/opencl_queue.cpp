@@ -125,6 +125,62 @@ Event OpenClQueue::copy_on_device(const DeviceBuffer& destination, std::uint64_t
   });
 }
 
+Event OpenClQueue::copy_rect_on_device(const DeviceBuffer& destination, const BufferRect& to,
+                                       const DeviceBuffer& source, const BufferRect& from,
+                                       const RectExtent& extent, std::span<const Event> after) {
+  check_range(destination, to.offset, rect_end(to, extent) - to.offset, "copy a region on device");
+  check_range(source, from.offset, rect_end(from, extent) - from.offset, "copy a region on device");
+  if (extent.bytes() == 0) return marker_after("copy a region on device", after);
+  // OpenCL takes a slice pitch only as a multiple of the row pitch, at least a slice's rows;
+  // other regions go slice by slice (the queue keeps them in order).
+  const auto row_pitch = [&](const BufferRect& rect) {
+    return extent.height > 1 ? rect.row_pitch : extent.width;
+  };
+  const auto whole_slices = [&](const BufferRect& rect) {
+    return extent.depth == 1 || (row_pitch(rect) != 0 && rect.slice_pitch % row_pitch(rect) == 0 &&
+                                 rect.slice_pitch >= extent.height * row_pitch(rect));
+  };
+  // Within one buffer (a memory pool) OpenCL wants the same pitches on both sides, and PoCL's
+  // overlap check of rectangles refuses disjoint ones: regions of one buffer go row by row.
+  if (mem_of(source) == mem_of(destination)) {
+    Event last;
+    bool first = true;
+    for (std::uint64_t z = 0; z < extent.depth; ++z) {
+      for (std::uint64_t y = 0; y < extent.height; ++y) {
+        const std::uint64_t source_at = from.offset + z * from.slice_pitch + y * from.row_pitch;
+        const std::uint64_t target_at = to.offset + z * to.slice_pitch + y * to.row_pitch;
+        last =
+            submit("copy a region on device", first ? after : std::span<const Event>(),
+                   [&](cl_uint n, const cl_event* list, cl_event* event) {
+                     return clEnqueueCopyBuffer(queue_, mem_of(source), mem_of(destination),
+                                                source_at, target_at, extent.width, n, list, event);
+                   });
+        first = false;
+      }
+    }
+    return last;
+  }
+  const bool at_once = whole_slices(to) && whole_slices(from);
+  const std::uint64_t slices = at_once ? 1 : extent.depth;
+  Event last;
+  for (std::uint64_t z = 0; z < slices; ++z) {
+    const std::size_t source_origin[3] = {from.offset + z * from.slice_pitch, 0, 0};
+    const std::size_t target_origin[3] = {to.offset + z * to.slice_pitch, 0, 0};
+    const std::size_t region[3] = {extent.width, extent.height, at_once ? extent.depth : 1};
+    const std::size_t source_slice = at_once && extent.depth > 1 ? from.slice_pitch : 0;
+    const std::size_t target_slice = at_once && extent.depth > 1 ? to.slice_pitch : 0;
+    const std::size_t source_row = row_pitch(from);
+    const std::size_t target_row = row_pitch(to);
+    last = submit("copy a region on device", z == 0 ? after : std::span<const Event>(),
+                  [&](cl_uint n, const cl_event* list, cl_event* event) {
+                    return clEnqueueCopyBufferRect(
+                        queue_, mem_of(source), mem_of(destination), source_origin, target_origin,
+                        region, source_row, source_slice, target_row, target_slice, n, list, event);
+                  });
+  }
+  return last;
+}
+
 Event OpenClQueue::marker() {
   return marker_after("marker", {});
 }

@@ -24,6 +24,9 @@ class OpenClQueue final : public Queue {
   Event copy_on_device(const DeviceBuffer& destination, std::uint64_t destination_offset,
                        const DeviceBuffer& source, std::uint64_t source_offset, std::uint64_t bytes,
                        std::span<const Event> after) override;
+  Event copy_rect_on_device(const DeviceBuffer& destination, const BufferRect& to,
+                            const DeviceBuffer& source, const BufferRect& from,
+                            const RectExtent& extent, std::span<const Event> after) override;
   // Array arguments with a byte offset are passed as sub-buffers, so the offset must be a
   // multiple of the device's CL_DEVICE_MEM_BASE_ADDR_ALIGN (128 B on PoCL); other offsets are
   // refused (pass the offset as a scalar, or use a virtual-blocks placement instead).

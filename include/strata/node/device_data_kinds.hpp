@@ -1,0 +1,53 @@
+#pragma once
+// The node's device variants of the cluster's data kinds: a box copy ("copy_box") runs on the
+// device where both its chunks were last written (or on the device it names) as rectangular
+// copies on that device's queue, and a combine step ("combine") whose partials were all last
+// written on one device runs there as a kernel generated for its operator and element type.
+// Everything else goes to the host kinds they extend.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <tuple>
+#include <vector>
+
+#include "strata/cluster/plan_kinds.hpp"
+#include "strata/cluster/program.hpp"
+#include "strata/device/device.hpp"
+#include "strata/runtime/device_executors.hpp"
+
+namespace strata::node {
+
+class DeviceDataKinds {
+ public:
+  DeviceDataKinds(std::vector<device::Device*> devices,
+                  std::vector<runtime::DeviceExecutors> executors);
+  // Extends the program's "copy_box" and "combine" kinds (before its run()).
+  void extend(cluster::Program& program);
+
+ private:
+  void copy_box(const cluster::PlanKind& host, cluster::PlanContext& context,
+                const cluster::PlanOp& op);
+  void combine(const cluster::PlanKind& host, cluster::PlanContext& context,
+               const cluster::PlanOp& op);
+  // The device whose compute queue last wrote every one of `inputs` (and `output`, unless the
+  // operation writes it whole), if there is one.
+  std::optional<std::uint32_t> device_of(cluster::PlanContext& context,
+                                         std::span<const cluster::PlannedAccess> inputs,
+                                         const cluster::PlannedAccess& output);
+  std::shared_ptr<const device::CompiledKernel> combine_kernel(std::uint32_t device,
+                                                               memory::ReduceOp op,
+                                                               device::ElementType type);
+
+  std::vector<device::Device*> devices_;
+  std::vector<runtime::DeviceExecutors> executors_;
+  std::mutex lock_;
+  std::map<std::tuple<std::uint32_t, memory::ReduceOp, device::ElementType>,
+           std::shared_ptr<const device::CompiledKernel>>
+      kernels_;
+};
+
+}  // namespace strata::node
