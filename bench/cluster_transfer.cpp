@@ -139,8 +139,9 @@ int main(int argc, char** argv) {
 
   {
     strata::node::NodeOptions options;
-    options.config.host_capacity = 1ull << 30;
-    options.config.network_piece_bytes = piece_mib << 20;
+    options.config.section<strata::memory::MemorySettings>().host_capacity = 1ull << 30;
+    options.config.section<strata::cluster::ClusterSettings>().network_piece_bytes = piece_mib
+                                                                                     << 20;
     strata::node::Node node(argc, argv, options);
     strata::cluster::Program& program = node.program();
     program.define("init", [](strata::cluster::OperationContext& context) {

@@ -203,8 +203,8 @@ void register_all() {
 
 int main(int argc, char** argv) {
   strata::Config config;
-  config.backends = "cuda";
-  config.kernel_cache_dir = "off";
+  config.section<strata::device::DeviceSettings>().backends = "cuda";
+  config.section<strata::device::DeviceSettings>().kernel_cache_dir = "off";
   sd::DeviceSet devices = sd::discover_devices(config);
   if (devices.devices.empty()) {
     std::string status;

@@ -81,7 +81,7 @@ extern "C" __global__ void iterate(unsigned int n, unsigned int work, float* x) 
 std::unique_ptr<device::Device> open_device(const Setup& setup, Runtime& rt) {
   if (setup.backend == "cpu") return device::make_cpu_device(cpu_pool_block_runner(rt));
   Config config;
-  config.backends = setup.backend;
+  config.section<device::DeviceSettings>().backends = setup.backend;
   device::DeviceSet set = device::discover_devices(config);
   for (auto& found : set.devices)
     if (found->info().backend != device::BackendKind::cpu) return std::move(found);
@@ -97,7 +97,8 @@ double run_pipeline(const Setup& setup, std::uint64_t device_capacity, memory::M
                     std::string* device_name) {
   const std::uint32_t floats_per_chunk = setup.floats_per_chunk;
   Config config;
-  config.staging_max_tasks = 4;  // look-ahead: chunks staged ahead of the compute executor
+  config.section<runtime::RuntimeSettings>().staging_max_tasks =
+      4;  // look-ahead: chunks staged ahead of the compute executor
   Runtime rt(config);
   auto gpu = open_device(setup, rt);
   *device_name = fmt::format("{} ({})", gpu->info().name, gpu->info().id);

@@ -97,8 +97,8 @@ struct Outcome {
 
 Outcome run(const std::vector<Planned>& planned, Policy policy) {
   Config config;
-  config.cpu_threads = 1;
-  config.io_threads = 1;
+  config.section<strata::runtime::RuntimeSettings>().cpu_threads = 1;
+  config.section<strata::runtime::RuntimeSettings>().io_threads = 1;
   Runtime rt(config);
   auto owned = std::make_unique<ThreadPoolExecutor>("device", 1, make_priority_fifo_policy());
   owned->set_kind(ExecutorKind::device_compute, "device0");

@@ -89,8 +89,9 @@ int main(int argc, char** argv) {
   }
   {
     strata::node::NodeOptions options;
-    options.config.backends = "cpu";
-    options.config.host_capacity = 8 * reduce_bytes + (256ull << 20);
+    options.config.section<strata::device::DeviceSettings>().backends = "cpu";
+    options.config.section<strata::memory::MemorySettings>().host_capacity =
+        8 * reduce_bytes + (256ull << 20);
     strata::node::Node node(argc, argv, options);
     node.define_kernel(touch_kernel());
     strata::cluster::Program& program = node.program();

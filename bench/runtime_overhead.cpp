@@ -52,7 +52,7 @@ struct StrataPeer {
 
   static strata::Config config() {
     strata::Config config;
-    config.cpu_threads = kThreads;
+    config.section<strata::runtime::RuntimeSettings>().cpu_threads = kThreads;
     return config;
   }
   StrataPeer() : runtime(config()), chain_item(runtime.create_data("chain")) {
@@ -294,7 +294,8 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::AddCustomContext("worker_threads", std::to_string(kThreads));
-  benchmark::AddCustomContext("strata_io_threads", std::to_string(strata::Config{}.io_threads));
+  benchmark::AddCustomContext("strata_io_threads",
+                              std::to_string(strata::runtime::RuntimeSettings{}.io_threads));
 
   add("independent/strata", strata_independent);
   add("chain_data/strata", strata_chain_data);

@@ -59,7 +59,7 @@ std::vector<float> as_floats(const std::vector<std::byte>& bytes) {
 
 int main(int argc, char** argv) {
   strata::node::NodeOptions options;
-  options.config.backends = "cpu,opencl";
+  options.config.section<strata::device::DeviceSettings>().backends = "cpu,opencl";
   strata::node::Node node(argc, argv, options);
   node.define_kernel(scale_kernel());  // every rank defines the same kernels
   const auto devices = static_cast<std::uint32_t>(node.devices().size());

@@ -84,7 +84,8 @@ std::uint64_t device_capacity(const ApplicationBase& app, const EngineOptions& o
   std::uint64_t items = options.cache.device_bytes;
   if (items == 0 && options.cache.device_slots != 0)
     items = options.cache.device_slots * app.slot_bytes();
-  if (items == 0) return options.config.device_capacity;  // 0: 90% of the device
+  if (items == 0)
+    return options.config.section<memory::MemorySettings>().device_capacity;  // 0: 90%
   // Room for the jobs' results and for items being preprocessed from their parsed bytes.
   return items + options.jobs_per_device * app.comparison_bytes() + 4 * app.slot_bytes();
 }
@@ -94,7 +95,7 @@ std::uint64_t host_capacity(const ApplicationBase& app, const EngineOptions& opt
   std::uint64_t items = options.cache.host_bytes;
   if (items == 0 && options.cache.host_slots != 0)
     items = options.cache.host_slots * app.slot_bytes();
-  if (items == 0) items = options.config.host_capacity;
+  if (items == 0) items = options.config.section<memory::MemorySettings>().host_capacity;
   const std::uint64_t room =
       devices * (options.jobs_per_device * app.comparison_bytes() + 8 * app.slot_bytes());
   return items + items / 4 + room;
@@ -105,7 +106,7 @@ std::uint64_t host_capacity(const ApplicationBase& app, const EngineOptions& opt
 node::NodeOptions node_options(const ApplicationBase& application, const EngineOptions& options) {
   node::NodeOptions made;
   made.config = options.config;
-  made.config.backends = options.devices;
+  made.config.section<device::DeviceSettings>().backends = options.devices;
   const std::uint64_t device = device_capacity(application, options);
   const std::uint64_t host = host_capacity(application, options, 0);
   const std::uint64_t room_per_device = host_capacity(application, options, 1) - host;

@@ -28,14 +28,15 @@ void print_failure(const std::string& message) {
 }  // namespace
 
 Config config_for_rank(Config config, int rank, int size) {
-  if (size == 1 || config.trace.empty()) return config;
+  std::string& trace = config.section<runtime::RuntimeSettings>().trace;
+  if (size == 1 || trace.empty()) return config;
   const std::string suffix = ".rank" + std::to_string(rank);
-  const std::size_t dot = config.trace.rfind('.');
-  const std::size_t slash = config.trace.rfind('/');
+  const std::size_t dot = trace.rfind('.');
+  const std::size_t slash = trace.rfind('/');
   if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) {
-    config.trace += suffix;
+    trace += suffix;
   } else {
-    config.trace.insert(dot, suffix);
+    trace.insert(dot, suffix);
   }
   return config;
 }

@@ -18,11 +18,12 @@ bool listed(const std::string& backends, std::string_view name) {
 }  // namespace
 
 DeviceSet discover_devices(const Config& config, std::shared_ptr<BlockRunner> cpu_runner) {
+  const DeviceSettings& settings = config.section<DeviceSettings>();
   DeviceSet set;
-  set.cache =
-      std::make_shared<ProgramCache>(ProgramCache::directory_for_setting(config.kernel_cache_dir));
+  set.cache = std::make_shared<ProgramCache>(
+      ProgramCache::directory_for_setting(settings.kernel_cache_dir));
 
-  BackendReport cpu{BackendKind::cpu, true, listed(config.backends, "cpu"), ""};
+  BackendReport cpu{BackendKind::cpu, true, listed(settings.backends, "cpu"), ""};
   if (cpu.enabled) {
     set.devices.push_back(make_cpu_device(std::move(cpu_runner)));
     cpu.status = "1 device (kernels run on the CPU pool)";
@@ -33,7 +34,7 @@ DeviceSet discover_devices(const Config& config, std::shared_ptr<BlockRunner> cp
   set.reports.push_back(cpu);
 
   const auto discover = [&](BackendKind kind, bool built, auto&& find) {
-    BackendReport report{kind, built, listed(config.backends, to_string(kind)), ""};
+    BackendReport report{kind, built, listed(settings.backends, to_string(kind)), ""};
     if (!report.enabled) {
       report.status = "not listed in the 'backends' setting";
     } else {

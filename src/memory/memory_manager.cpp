@@ -42,11 +42,12 @@ device::HostBuffer aligned_host_buffer(std::uint64_t bytes) {
 }  // namespace
 
 MemoryOptions MemoryOptions::from(const Config& config) {
+  const MemorySettings& settings = config.section<MemorySettings>();
   MemoryOptions options;
-  options.host_capacity = config.host_capacity;
-  options.device_capacity = config.device_capacity;
-  options.spill_root = config.spill_dir;
-  options.spill_capacity = config.spill_capacity;
+  options.host_capacity = settings.host_capacity;
+  options.device_capacity = settings.device_capacity;
+  options.spill_root = settings.spill_dir;
+  options.spill_capacity = settings.spill_capacity;
   return options;
 }
 

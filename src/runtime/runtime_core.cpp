@@ -10,6 +10,7 @@
 #include "access_lists.hpp"
 #include "strata/base/error.hpp"
 #include "strata/base/log.hpp"
+#include "strata/base/settings.hpp"
 #include "strata/runtime/thread_pool_executor.hpp"
 
 namespace strata::runtime::detail {
@@ -70,17 +71,17 @@ constexpr auto throttle_patience = std::chrono::milliseconds(2);
 }  // namespace
 
 RuntimeCore::RuntimeCore(Config config, Runtime& facade)
-    : config_(std::move(config)), facade_(facade) {
-  set_log_level(config_.log_level);
-  const std::uint64_t max = config_.max_tasks_in_flight;
+    : config_(std::move(config)), settings_(config_.section<RuntimeSettings>()), facade_(facade) {
+  set_log_level(config_.section<BaseSettings>().log_level);
+  const std::uint64_t max = settings_.max_tasks_in_flight;
   resume_below_ = max - std::max<std::uint64_t>(1, max / 8);
   placement_ = make_least_loaded_placement();
-  if (!config_.trace.empty()) enable_tracing();
+  if (!settings_.trace.empty()) enable_tracing();
   cpu_ = add_executor(std::make_unique<ThreadPoolExecutor>(
-      "cpu", config_.effective_cpu_threads(), make_work_stealing_policy(),
+      "cpu", settings_.effective_cpu_threads(), make_work_stealing_policy(),
       ThreadPoolExecutor::IdleSpin::while_completions_pending));
   auto io =
-      std::make_unique<ThreadPoolExecutor>("io", config_.io_threads, make_priority_fifo_policy());
+      std::make_unique<ThreadPoolExecutor>("io", settings_.io_threads, make_priority_fifo_policy());
   io->set_kind(ExecutorKind::io);
   add_executor(std::move(io));
 }
@@ -96,9 +97,9 @@ RuntimeCore::~RuntimeCore() {
                   first_failure_->task, describe(first_failure_->error));
     }
   }
-  if (!config_.trace.empty()) {
+  if (!settings_.trace.empty()) {
     try {
-      write_trace(config_.trace);
+      write_trace(settings_.trace);
     } catch (const std::exception& e) {
       log().error("{}", e.what());
     }
@@ -115,7 +116,7 @@ ExecutorId RuntimeCore::add_executor(std::unique_ptr<Executor> executor) {
                             executor->name(), max_executors));
   }
   budgets_[index] =
-      std::make_unique<StagingBudget>(config_.staging_max_bytes, config_.staging_max_tasks);
+      std::make_unique<StagingBudget>(settings_.staging_max_bytes, settings_.staging_max_tasks);
   executor->id_ = ExecutorId{index};
   executor->start(*this);
   executors_[index] = std::move(executor);
@@ -150,12 +151,12 @@ std::int64_t RuntimeCore::now_ns() const {
 
 bool RuntimeCore::over_task_limit() {
   const std::uint64_t submitted = submitted_.load(std::memory_order_relaxed);
-  if (submitted - retired_seen_.load(std::memory_order_relaxed) < config_.max_tasks_in_flight) {
+  if (submitted - retired_seen_.load(std::memory_order_relaxed) < settings_.max_tasks_in_flight) {
     return false;
   }
   const std::uint64_t retired = retired_.load(std::memory_order_relaxed);
   retired_seen_.store(retired, std::memory_order_relaxed);
-  return submitted - retired >= config_.max_tasks_in_flight;
+  return submitted - retired >= settings_.max_tasks_in_flight;
 }
 
 void RuntimeCore::throttle_submission() {

@@ -15,6 +15,7 @@
 #include "strata/runtime/executor.hpp"
 #include "strata/runtime/run_summary.hpp"
 #include "strata/runtime/scheduling_policy.hpp"
+#include "strata/runtime/settings.hpp"
 #include "strata/runtime/staging.hpp"
 #include "strata/runtime/task_observer.hpp"
 #include "task_state.hpp"
@@ -158,6 +159,7 @@ class RuntimeCore final : public TaskRunner {
   std::int64_t now_ns() const;
 
   Config config_;
+  const RuntimeSettings settings_;  // config_'s runtime section, read without a lookup
   Runtime& facade_;
   const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
 

@@ -23,8 +23,8 @@ constexpr ItemIndex items = 24;
 EngineOptions options_for(const std::filesystem::path& dir) {
   EngineOptions options;
   options.output = dir / "results.bin";
-  options.config.cpu_threads = 2;
-  options.config.kernel_cache_dir = "off";
+  options.config.section<runtime::RuntimeSettings>().cpu_threads = 2;
+  options.config.section<device::DeviceSettings>().kernel_cache_dir = "off";
   options.jobs_per_device = 8;
   // A small device pool: the default (90% of the host's memory for the CPU device) costs the
   // sanitizers seconds per run.

@@ -15,8 +15,9 @@ runtime::Runtime* the_runtime = nullptr;
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   strata::node::NodeOptions options;
-  options.config.host_capacity = 64ull << 20;
-  options.config.network_piece_bytes = 4096;  // small pieces: every transfer here moves several
+  options.config.section<strata::memory::MemorySettings>().host_capacity = 64ull << 20;
+  options.config.section<strata::cluster::ClusterSettings>().network_piece_bytes =
+      4096;  // small pieces: every transfer here moves several
   strata::node::Node node(argc, argv, options);
   strata::cluster::Program& program = node.program();
   strata::cluster::testing::define_operations(program);

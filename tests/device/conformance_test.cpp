@@ -27,7 +27,7 @@ using testing::vector_add_kernel;
 DeviceSet& devices() {
   static DeviceSet set = [] {
     Config config;
-    config.kernel_cache_dir = "off";
+    config.section<device::DeviceSettings>().kernel_cache_dir = "off";
     return discover_devices(config);
   }();
   return set;

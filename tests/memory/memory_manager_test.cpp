@@ -422,7 +422,7 @@ namespace {
 // pools, offsets and copies go through each backend's own queues.
 TEST(MemoryOnEveryDevice, ChunksSurviveEvictionThroughEachBackend) {
   Config config;
-  config.kernel_cache_dir = "off";
+  config.section<device::DeviceSettings>().kernel_cache_dir = "off";
   device::DeviceSet set = device::discover_devices(config);
   for (auto& dev : set.devices) {
     SCOPED_TRACE(dev->info().id);

@@ -103,11 +103,11 @@ void define_late_size_operations(cluster::Program& program) {
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   strata::node::NodeOptions options;
-  options.config.cpu_threads = 2;
-  options.config.backends = "cpu,opencl";
-  options.config.kernel_cache_dir = "off";
-  options.config.device_capacity = 16ull << 20;
-  options.config.host_capacity = 64ull << 20;
+  options.config.section<strata::runtime::RuntimeSettings>().cpu_threads = 2;
+  options.config.section<strata::device::DeviceSettings>().backends = "cpu,opencl";
+  options.config.section<strata::device::DeviceSettings>().kernel_cache_dir = "off";
+  options.config.section<strata::memory::MemorySettings>().device_capacity = 16ull << 20;
+  options.config.section<strata::memory::MemorySettings>().host_capacity = 64ull << 20;
   strata::node::Node node(argc, argv, options);
   node.define_kernel(strata::node::testing::axpy_kernel());
   node.define_kernel(strata::node::testing::keep_below_kernel());

@@ -29,11 +29,12 @@ constexpr std::uint32_t values = 4096;
 
 NodeOptions small_node() {
   NodeOptions options;
-  options.config.cpu_threads = 2;
-  options.config.backends = "cpu";
-  options.config.kernel_cache_dir = "off";
-  options.config.device_capacity = 64 * 1024;  // 4 chunks of 16 KiB
-  options.config.host_capacity = 1 << 20;
+  options.config.section<runtime::RuntimeSettings>().cpu_threads = 2;
+  options.config.section<device::DeviceSettings>().backends = "cpu";
+  options.config.section<device::DeviceSettings>().kernel_cache_dir = "off";
+  options.config.section<memory::MemorySettings>().device_capacity =
+      64 * 1024;  // 4 chunks of 16 KiB
+  options.config.section<memory::MemorySettings>().host_capacity = 1 << 20;
   return options;
 }
 
@@ -100,7 +101,7 @@ TEST(Node, BuildsEveryPartFromOneConfiguration) {
   Node node(small_node());
   EXPECT_EQ(node.rank(), 0);
   EXPECT_EQ(node.size(), 1);
-  EXPECT_EQ(node.config().cpu_threads, 2u);
+  EXPECT_EQ(node.config().section<runtime::RuntimeSettings>().cpu_threads, 2u);
   ASSERT_EQ(node.devices().size(), 1u);
   EXPECT_EQ(node.devices().front()->info().backend, device::BackendKind::cpu);
   // One host space, the disk and one space per device, of the configured capacities.

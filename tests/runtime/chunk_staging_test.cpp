@@ -46,8 +46,9 @@ KernelDefinition add_kernel() {
 struct Fixture {
   Config config() {
     Config c;
-    c.cpu_threads = 2;
-    c.staging_max_tasks = 4;  // staged ahead per executor: the prefetch depth
+    auto& runtime = c.section<RuntimeSettings>();
+    runtime.cpu_threads = 2;
+    runtime.staging_max_tasks = 4;  // staged ahead per executor: the prefetch depth
     return c;
   }
   Runtime rt{config()};

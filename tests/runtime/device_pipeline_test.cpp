@@ -22,7 +22,7 @@ using device::QueueKind;
 
 Config two_workers() {
   Config config;
-  config.cpu_threads = 2;
+  config.section<runtime::RuntimeSettings>().cpu_threads = 2;
   return config;
 }
 
@@ -155,7 +155,7 @@ TEST(DevicePipeline, KernelErrorFailsItsTaskAndTheDownloadWithTheOriginalError) 
 TEST(DevicePipeline, EveryDiscoveredDeviceGetsItsOwnExecutors) {
   Runtime rt(two_workers());
   Config config;
-  config.kernel_cache_dir = "off";
+  config.section<device::DeviceSettings>().kernel_cache_dir = "off";
   auto set = device::discover_devices(config, cpu_pool_block_runner(rt));
   std::vector<DeviceExecutors> all;
   for (auto& dev : set.devices)

@@ -336,7 +336,7 @@ TEST(PooledTasks, ATaskWaitingForPooledChildrenLetsAStandInRunThem) {
 
 TEST(PooledTasks, ThrottledSubmissionStillDrainsThePool) {
   Config config = testing::small_config(2, 1);
-  config.max_tasks_in_flight = 16;
+  config.section<runtime::RuntimeSettings>().max_tasks_in_flight = 16;
   Runtime rt(config);
   auto device = std::make_unique<ThreadPoolExecutor>("gpu", 1, make_priority_fifo_policy());
   device->set_kind(ExecutorKind::device_compute, "gpu0");

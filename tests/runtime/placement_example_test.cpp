@@ -14,7 +14,7 @@ namespace {
 TEST(PlacementExample, PatsRunsAMixedBagOnACpuPoolAndADevice) {
   // --8<-- [docs/runtime.md: placement example]
   Config config;
-  config.cpu_threads = 2;
+  config.section<runtime::RuntimeSettings>().cpu_threads = 2;
   Runtime rt(config);
   // A device's compute queue (add_device() registers real ones with this kind).
   auto gpu_queue = std::make_unique<ThreadPoolExecutor>("gpu", 1, make_priority_fifo_policy());

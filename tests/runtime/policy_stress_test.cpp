@@ -98,9 +98,9 @@ void run_and_compare(std::uint64_t seed, int tasks, int data_items, unsigned cpu
     expected_children += task.children;
 
   Config config;
-  config.cpu_threads = cpu_threads;
-  config.io_threads = 1;
-  config.max_tasks_in_flight = 512;  // back-pressure too
+  config.section<runtime::RuntimeSettings>().cpu_threads = cpu_threads;
+  config.section<runtime::RuntimeSettings>().io_threads = 1;
+  config.section<runtime::RuntimeSettings>().max_tasks_in_flight = 512;  // back-pressure too
   std::atomic<int> children_ran{0};
   {
     Runtime rt(config);

@@ -63,9 +63,10 @@ void run_and_compare(std::uint64_t seed, int tasks, int data_items, unsigned cpu
     apply(planned[t], expected_data, expected_seen[t]);
 
   Config config;
-  config.cpu_threads = cpu_threads;
-  config.io_threads = 2;
-  config.max_tasks_in_flight = 4096;  // exercise back-pressure as well
+  config.section<runtime::RuntimeSettings>().cpu_threads = cpu_threads;
+  config.section<runtime::RuntimeSettings>().io_threads = 2;
+  config.section<runtime::RuntimeSettings>().max_tasks_in_flight =
+      4096;  // exercise back-pressure as well
   {
     Runtime rt(config);
     std::vector<DataHandle> handles;

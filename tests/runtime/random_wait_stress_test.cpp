@@ -142,10 +142,11 @@ void run_and_compare(std::uint64_t seed, int tasks, int data_items, unsigned cpu
   }
 
   Config config;
-  config.cpu_threads = cpu_threads;
-  config.io_threads = 2;
-  config.max_tasks_in_flight = 2048;
-  config.staging_max_tasks = 8;  // waiting tasks fill it quickly
+  config.section<runtime::RuntimeSettings>().cpu_threads = cpu_threads;
+  config.section<runtime::RuntimeSettings>().io_threads = 2;
+  config.section<runtime::RuntimeSettings>().max_tasks_in_flight = 2048;
+  config.section<runtime::RuntimeSettings>().staging_max_tasks =
+      8;  // waiting tasks fill it quickly
   {
     Runtime rt(config);
     std::vector<DataHandle> handles;

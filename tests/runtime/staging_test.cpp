@@ -53,7 +53,7 @@ class RecordingHook final : public StagingHook {
 
 TEST(Staging, BudgetBoundsBytesStagedAheadPerExecutor) {
   Config config = testing::small_config(2);
-  config.staging_max_bytes = 300;
+  config.section<runtime::RuntimeSettings>().staging_max_bytes = 300;
   RecordingHook hook;
   Runtime rt(config);
   rt.set_staging_hook(&hook);
@@ -77,7 +77,7 @@ TEST(Staging, BudgetBoundsBytesStagedAheadPerExecutor) {
 
 TEST(Staging, TaskLargerThanTheBudgetIsAdmittedAlone) {
   Config config = testing::small_config(2);
-  config.staging_max_bytes = 100;
+  config.section<runtime::RuntimeSettings>().staging_max_bytes = 100;
   Runtime rt(config);
   DataHandle huge = rt.create_data("huge", 1000);
   bool ran = false;
@@ -87,7 +87,7 @@ TEST(Staging, TaskLargerThanTheBudgetIsAdmittedAlone) {
 
 TEST(Staging, TaskLimitBoundsTasksStagedAhead) {
   Config config = testing::small_config(2);
-  config.staging_max_tasks = 1;
+  config.section<runtime::RuntimeSettings>().staging_max_tasks = 1;
   Runtime rt(config);
   std::atomic<int> inside{0};
   std::atomic<bool> overlapped{false};

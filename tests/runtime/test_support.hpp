@@ -15,8 +15,8 @@ namespace strata::runtime::testing {
 
 inline Config small_config(unsigned cpu_threads = 2, unsigned io_threads = 1) {
   Config config;
-  config.cpu_threads = cpu_threads;
-  config.io_threads = io_threads;
+  config.section<runtime::RuntimeSettings>().cpu_threads = cpu_threads;
+  config.section<runtime::RuntimeSettings>().io_threads = io_threads;
   return config;
 }
 

@@ -12,7 +12,7 @@ namespace {
 
 TEST(Throttle, SubmitterNeverExceedsTheJobLimit) {
   Config config = testing::small_config(2);
-  config.max_tasks_in_flight = 8;
+  config.section<runtime::RuntimeSettings>().max_tasks_in_flight = 8;
   Runtime rt(config);
   std::atomic<std::uint64_t> peak{0};
   for (int i = 0; i < 2000; ++i) {
@@ -31,7 +31,7 @@ TEST(Throttle, SubmitterNeverExceedsTheJobLimit) {
 
 TEST(Throttle, TaskSpawningMoreChildrenThanTheLimitDoesNotDeadlock) {
   Config config = testing::small_config(1);
-  config.max_tasks_in_flight = 4;
+  config.section<runtime::RuntimeSettings>().max_tasks_in_flight = 4;
   Runtime rt(config);
   std::atomic<int> children{0};
   rt.submit([&](TaskContext& context) {

@@ -126,7 +126,7 @@ TEST(Trace, ConfiguredTraceFileIsWrittenAtShutdown) {
   std::filesystem::remove(path);
   {
     Config config = testing::small_config(1, 1);
-    config.trace = path.string();
+    config.section<runtime::RuntimeSettings>().trace = path.string();
     Runtime rt(config);
     rt.submit(TaskSpec("only"), [] {});
     rt.wait_all();

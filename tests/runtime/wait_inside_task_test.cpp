@@ -87,7 +87,7 @@ void parents_waiting_for_children(unsigned cpu_threads, int parents) {
 }
 
 TEST(WaitInsideTask, WaitingParentsDoNotHoldBackTheirChildrensStagingSlots) {
-  const int budget = static_cast<int>(Config{}.staging_max_tasks);
+  const int budget = static_cast<int>(runtime::RuntimeSettings{}.staging_max_tasks);
   for (unsigned threads : {1u, 2u}) {
     SCOPED_TRACE(threads);
     parents_waiting_for_children(threads, budget);
@@ -152,7 +152,7 @@ TEST(WaitInsideTask, SubmittingPastTheTaskLimitFromATaskWhoseChildrenNeedItDoesN
   // The children read what the parent updates, so none can run before the parent ends: the
   // parent's submissions wait for room only while tasks still finish.
   Config config = small_config(1);
-  config.max_tasks_in_flight = 16;
+  config.section<runtime::RuntimeSettings>().max_tasks_in_flight = 16;
   Runtime rt(config);
   const DataHandle shared = rt.create_data("shared");
   std::atomic<int> ran{0};

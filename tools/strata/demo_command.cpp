@@ -106,7 +106,8 @@ int run_job(const EffectiveConfig& effective, const DemoDirectory& directory,
   Config config = effective.config;
   // The trace is written here rather than by the runtime's destructor, so that an unwritable
   // trace file is an error the user sees instead of a log line.
-  const std::string trace_path = std::exchange(config.trace, std::string());
+  auto& settings = config.section<runtime::RuntimeSettings>();
+  const std::string trace_path = std::exchange(settings.trace, std::string());
   runtime::Runtime rt(config);
   if (!trace_path.empty()) rt.enable_tracing();
   auto write_trace = [&] {
@@ -120,7 +121,7 @@ int run_job(const EffectiveConfig& effective, const DemoDirectory& directory,
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   };
   // Enough files in memory to keep every CPU and I/O worker busy, and one more round staged.
-  const std::size_t workers = std::size_t{config.effective_cpu_threads()} + config.io_threads;
+  const std::size_t workers = std::size_t{settings.effective_cpu_threads()} + settings.io_threads;
   const std::size_t files_in_memory = std::min<std::size_t>(file_count, 2 * workers);
   DemoPipeline pipeline(rt, directory.path, file_count, file_bytes, files_in_memory);
   ProgressLine progress;
@@ -198,7 +199,8 @@ CLI::App& add_demo_command(CLI::App& app, DemoOptions& options) {
 
 int run_demo_command(const EffectiveConfig& effective, const DemoOptions& options) {
   const std::uint64_t file_bytes = parse_bytes(options.size).value_or(0);  // checked by CLI11
-  if (!effective.config.trace.empty()) check_trace_file_writable(effective.config.trace);
+  const std::string& trace = effective.config.section<runtime::RuntimeSettings>().trace;
+  if (!trace.empty()) check_trace_file_writable(trace);
   const DemoDirectory directory = choose_directory(options);
   ensure_writable_directory(directory.path / "input");
   ensure_writable_directory(directory.path / "output");

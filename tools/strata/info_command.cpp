@@ -9,6 +9,7 @@
 #include "machine_resources.hpp"
 #include "strata/base/units.hpp"
 #include "strata/cluster/network.hpp"
+#include "strata/runtime/settings.hpp"
 
 namespace strata::cli {
 namespace {
@@ -57,7 +58,8 @@ void print_text(const EffectiveConfig& effective, const MachineResources& machin
     fmt::print("  {:<20} = {:<12} ({})\n", table[i].name, value.empty() ? "(none)" : value,
                effective.sources[i]);
   }
-  fmt::print("  {:<20} = {}\n", "(cpu worker threads)", effective.config.effective_cpu_threads());
+  fmt::print("  {:<20} = {}\n", "(cpu worker threads)",
+             effective.config.section<runtime::RuntimeSettings>().effective_cpu_threads());
 }
 
 nlohmann::ordered_json to_json(const EffectiveConfig& effective, const MachineResources& machine,
@@ -100,7 +102,8 @@ nlohmann::ordered_json to_json(const EffectiveConfig& effective, const MachineRe
                                                  {"source", effective.sources[i]}};
   }
   report["configuration"] = configuration;
-  report["effective_cpu_threads"] = effective.config.effective_cpu_threads();
+  report["effective_cpu_threads"] =
+      effective.config.section<runtime::RuntimeSettings>().effective_cpu_threads();
   return report;
 }
 

@@ -14,6 +14,7 @@
 #include "setting_flags.hpp"
 #include "strata/base/error.hpp"
 #include "strata/base/log.hpp"
+#include "strata/base/settings.hpp"
 
 namespace {
 
@@ -59,7 +60,7 @@ int main(int argc, char** argv) {
 
   try {
     const EffectiveConfig effective = setting_flags.resolve();
-    strata::set_log_level(effective.config.log_level);
+    strata::set_log_level(effective.config.section<strata::BaseSettings>().log_level);
     if (info.parsed()) return run_info_command(effective, info_options);
     if (config.parsed()) return run_config_command(effective, config_options);
     if (launch.parsed()) return run_launch_command(launch_options);

@@ -6,6 +6,13 @@
 #include <cctype>
 #include <cstdlib>
 
+// Every layer's settings: the CLI links them all and offers each as a flag.
+#include "strata/base/setting_table.hpp"
+#include "strata/cluster/settings.hpp"
+#include "strata/device/settings.hpp"
+#include "strata/memory/settings.hpp"
+#include "strata/runtime/settings.hpp"
+
 namespace strata::cli {
 namespace {
 
@@ -41,7 +48,8 @@ void SettingFlags::add_to(CLI::App& app) {
 
 EffectiveConfig SettingFlags::resolve() const {
   const auto table = settings();
-  EffectiveConfig effective{Config::from_environment(), {}};
+  // The tool has every layer, so a STRATA_* variable that names no setting is misspelt: an error.
+  EffectiveConfig effective{Config::from_environment(UnknownSettings::error), {}};
   for (const SettingInfo& info : table) {
     // NOLINTNEXTLINE(concurrency-mt-unsafe): read before any thread starts
     const bool from_environment = std::getenv(info.environment_variable().c_str()) != nullptr;

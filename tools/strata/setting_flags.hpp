@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "strata/base/config.hpp"
+#include "strata/base/setting_table.hpp"
 
 namespace strata::cli {
 

@@ -1,61 +1,87 @@
 #pragma once
-// Strata's one typed configuration table: every setting, its default, and where it can be set.
+// Strata's configuration: a value for every setting of the one table (setting_table.hpp), held as
+// one typed section struct per layer (runtime::RuntimeSettings, memory::MemorySettings, ...).
 
-#include <cstdint>
-#include <span>
+#include <map>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <typeindex>
+#include <vector>
 
 namespace strata {
 
-// All runtime settings. Set fields from code, or by name with set(); apply_environment() reads
-// STRATA_* variables and the CLI maps --name flags onto set(). docs/configuration.md lists them.
-struct Config {
-  unsigned cpu_threads = 0;  // 0: one per core
-  unsigned io_threads = 2;   // threads of the I/O pool
-  std::uint64_t max_tasks_in_flight = 1u
-                                      << 18;  // submitted but unfinished tasks before submit waits
-  std::uint64_t staging_max_bytes = 1ull << 30;  // bytes staged ahead per executor
-  std::uint64_t staging_max_tasks = 64;          // tasks staged ahead per executor
-  std::string trace;                             // Chrome trace-event JSON written at shutdown
-  std::string log_level = "warn";                // trace, debug, info, warn, error, off
-  std::string backends = "cpu,opencl,cuda";      // device backends to use, in preference order
-  std::string opencl_platform;                   // substring of the platform name; empty: any
-  std::string opencl_device_type = "all";        // all, cpu, gpu, accelerator
-  std::string opencl_device;  // device index or name substring within the platform; empty: all
-  std::string kernel_cache_dir = "default";  // compiled kernels on disk; "off": memory only
-  std::uint64_t host_capacity = 1ull << 30;  // bytes of host memory for chunks, per process
-  std::uint64_t device_capacity = 0;         // per device; 0: 90% of its memory
-  std::string spill_dir;                     // where spill files go; empty: $TMPDIR or /tmp
-  std::uint64_t spill_capacity = 0;          // bytes of spill files; 0: the file system's room
-  std::uint64_t network_piece_bytes = 8ull << 20;  // bulk transfers move in pieces of this
+// What apply_environment() does with a STRATA_* variable that names no declared setting.
+enum class UnknownSettings {
+  warn,   // log a warning naming it and ignore it (the default for programs)
+  error,  // throw ConfigError naming it (the `strata` tool, which links every layer)
+};
+
+// Values of the settings. Code reads and writes a layer's section by type,
+// `config.section<runtime::RuntimeSettings>().cpu_threads = 8`, or any setting by name with
+// set()/get(); apply_environment() reads STRATA_* variables and the CLI maps --name flags onto
+// set(). A section never touched holds its defaults. docs/configuration.md lists the settings.
+class Config {
+ public:
+  Config() = default;
+  Config(const Config& other);
+  Config& operator=(const Config& other);
+  Config(Config&&) noexcept = default;
+  Config& operator=(Config&&) noexcept = default;
+  ~Config() = default;
+
+  // The section of type Section (a struct of fields with defaults, declared by its layer).
+  template <class Section>
+  Section& section();
+  template <class Section>
+  const Section& section() const;
 
   // Sets a setting from text; throws ConfigError naming the setting when unknown or malformed.
   // `source` says where the value came from ("STRATA_CPU_THREADS", "--cpu-threads", ...).
   void set(std::string_view name, std::string_view value, std::string_view source = "code");
   // The current value of a setting as text; throws ConfigError when unknown.
   std::string get(std::string_view name) const;
-  // Applies every STRATA_* environment variable; an unknown one is an error naming it.
-  void apply_environment();
+  // Applies every STRATA_* environment variable. One that names no setting of this program (a
+  // misspelling, or a setting of a layer the program does not link) is handled as `unknown`
+  // says; returns the variables ignored that way.
+  std::vector<std::string> apply_environment(UnknownSettings unknown = UnknownSettings::warn);
   // Defaults overridden by the environment.
-  static Config from_environment();
-  // The number of CPU worker threads this configuration yields on this machine.
-  unsigned effective_cpu_threads() const;
+  static Config from_environment(UnknownSettings unknown = UnknownSettings::warn);
+
+ private:
+  struct Stored {
+    Stored() = default;
+    Stored(const Stored&) = default;
+    Stored& operator=(const Stored&) = default;
+    virtual ~Stored() = default;
+    virtual std::unique_ptr<Stored> clone() const = 0;
+  };
+  template <class Section>
+  struct StoredSection final : Stored {
+    Section value{};
+    std::unique_ptr<Stored> clone() const override {
+      return std::make_unique<StoredSection>(*this);
+    }
+  };
+
+  std::map<std::type_index, std::unique_ptr<Stored>> sections_;
 };
 
-// Description of one setting: its name, environment variable, type, default and meaning.
-struct SettingInfo {
-  std::string_view name;
-  std::string_view type;
-  std::string_view help;
-  void (*assign)(Config&, std::string_view value, std::string_view source);
-  std::string (*read)(const Config&);
+template <class Section>
+Section& Config::section() {
+  auto& stored = sections_[std::type_index(typeid(Section))];
+  if (!stored) stored = std::make_unique<StoredSection<Section>>();
+  return static_cast<StoredSection<Section>&>(*stored).value;
+}
 
-  std::string environment_variable() const;  // STRATA_<NAME>
-  std::string flag() const;                  // --<name-with-dashes>
-};
-
-// The table of all settings, in documentation order.
-std::span<const SettingInfo> settings();
+template <class Section>
+const Section& Config::section() const {
+  const auto found = sections_.find(std::type_index(typeid(Section)));
+  if (found == sections_.end()) {
+    static const Section defaults{};
+    return defaults;
+  }
+  return static_cast<const StoredSection<Section>&>(*found->second).value;
+}
 
 }  // namespace strata

@@ -19,6 +19,7 @@
 
 #include "strata/base/config.hpp"
 #include "strata/cluster/serialization.hpp"
+#include "strata/cluster/settings.hpp"
 #include "strata/runtime/executor.hpp"
 
 namespace strata::cluster {
@@ -44,8 +45,10 @@ struct NetworkStats {
 };
 
 struct NetworkOptions {
-  // The setting network_piece_bytes of `config`.
-  static NetworkOptions from(const Config& config) { return {config.network_piece_bytes}; }
+  // The cluster section of `config` (ClusterSettings).
+  static NetworkOptions from(const Config& config) {
+    return {config.section<ClusterSettings>().network_piece_bytes};
+  }
 
   std::uint64_t piece_bytes = 8ull << 20;  // bulk transfers move in pieces of at most this
 };

@@ -10,6 +10,7 @@
 #include "strata/base/config.hpp"
 #include "strata/device/device.hpp"
 #include "strata/device/program_cache.hpp"
+#include "strata/device/settings.hpp"
 
 namespace strata::device {
 

@@ -23,6 +23,7 @@
 #include "strata/base/error.hpp"
 #include "strata/device/device.hpp"
 #include "strata/memory/range_allocator.hpp"
+#include "strata/memory/settings.hpp"
 #include "strata/memory/spill_store.hpp"
 
 namespace strata::memory {
@@ -48,7 +49,7 @@ enum class ChunkAccess : std::uint8_t { read, write, read_write };
 
 // Capacities of the spaces; below the physical sizes to emulate small machines in tests.
 struct MemoryOptions {
-  // The settings host_capacity, device_capacity, spill_dir and spill_capacity of `config`.
+  // The memory section of `config` (MemorySettings).
   static MemoryOptions from(const Config& config);
 
   std::uint64_t host_capacity = 1ull << 30;

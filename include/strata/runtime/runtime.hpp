@@ -13,6 +13,7 @@
 #include "strata/runtime/executor.hpp"
 #include "strata/runtime/run_summary.hpp"
 #include "strata/runtime/scheduling_policy.hpp"
+#include "strata/runtime/settings.hpp"
 #include "strata/runtime/staging.hpp"
 #include "strata/runtime/task.hpp"
 #include "strata/runtime/task_observer.hpp"

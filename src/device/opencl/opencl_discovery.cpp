@@ -66,7 +66,8 @@ bool opencl_built() {
 std::vector<std::unique_ptr<Device>> discover_opencl_devices(const Config& config,
                                                              std::shared_ptr<ProgramCache> cache,
                                                              std::string& status) {
-  const cl_device_type wanted_type = type_of(config.opencl_device_type);
+  const DeviceSettings& settings = config.section<DeviceSettings>();
+  const cl_device_type wanted_type = type_of(settings.opencl_device_type);
   std::vector<std::unique_ptr<Device>> devices;
   cl_uint count = 0;
   const cl_int found = clGetPlatformIDs(0, nullptr, &count);
@@ -87,7 +88,7 @@ std::vector<std::unique_ptr<Device>> discover_opencl_devices(const Config& confi
   for (cl_uint p = 0; p < count; ++p) {
     const std::string name = platform_name(platforms[p]);
     available.push_back(name);
-    if (name.find(config.opencl_platform) == std::string::npos) continue;
+    if (name.find(settings.opencl_platform) == std::string::npos) continue;
     chosen.push_back(name);
     cl_uint device_count = 0;
     if (clGetDeviceIDs(platforms[p], wanted_type, 0, nullptr, &device_count) != CL_SUCCESS ||
@@ -98,9 +99,9 @@ std::vector<std::unique_ptr<Device>> discover_opencl_devices(const Config& confi
     clGetDeviceIDs(platforms[p], wanted_type, device_count, ids.data(), nullptr);
     for (cl_uint d = 0; d < device_count; ++d) {
       const std::string dev = device_name(ids[d]);
-      if (is_index(config.opencl_device)) {
-        if (std::strtoull(config.opencl_device.c_str(), nullptr, 10) != d) continue;
-      } else if (dev.find(config.opencl_device) == std::string::npos) {
+      if (is_index(settings.opencl_device)) {
+        if (std::strtoull(settings.opencl_device.c_str(), nullptr, 10) != d) continue;
+      } else if (dev.find(settings.opencl_device) == std::string::npos) {
         continue;
       }
       try {
@@ -114,15 +115,15 @@ std::vector<std::unique_ptr<Device>> discover_opencl_devices(const Config& confi
   }
 
   if (chosen.empty()) {
-    status = fmt::format("no platform matched \"{}\" (available: {})", config.opencl_platform,
+    status = fmt::format("no platform matched \"{}\" (available: {})", settings.opencl_platform,
                          join(available));
   } else if (devices.empty()) {
-    status = fmt::format("no {}device{} on platform(s) {}",
-                         config.opencl_device_type == "all" ? "" : config.opencl_device_type + " ",
-                         config.opencl_device.empty()
-                             ? std::string()
-                             : fmt::format(" matching \"{}\"", config.opencl_device),
-                         join(chosen));
+    status = fmt::format(
+        "no {}device{} on platform(s) {}",
+        settings.opencl_device_type == "all" ? "" : settings.opencl_device_type + " ",
+        settings.opencl_device.empty() ? std::string()
+                                       : fmt::format(" matching \"{}\"", settings.opencl_device),
+        join(chosen));
     for (const auto& problem : problems)
       status += "; " + problem;
   } else {

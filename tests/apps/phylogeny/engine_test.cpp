@@ -34,8 +34,8 @@ allpairs::EngineOptions engine_options(const std::filesystem::path& output,
   allpairs::EngineOptions options;
   options.output = output;
   options.devices = devices;
-  options.config.cpu_threads = 2;
-  options.config.kernel_cache_dir = "off";
+  options.config.section<runtime::RuntimeSettings>().cpu_threads = 2;
+  options.config.section<device::DeviceSettings>().kernel_cache_dir = "off";
   options.jobs_per_device = 8;
   options.cache.device_slots = 4;  // fewer than the species: items are evicted and reloaded
   return options;

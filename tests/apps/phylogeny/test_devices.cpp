@@ -15,7 +15,7 @@ device::Device* opencl_test_device(std::string* why) {
   static std::string status;
   static const std::vector<std::unique_ptr<device::Device>> devices = [] {
     Config config;
-    config.kernel_cache_dir = "off";
+    config.section<device::DeviceSettings>().kernel_cache_dir = "off";
     return device::discover_opencl_devices(config, std::make_shared<device::ProgramCache>(),
                                            status);
   }();

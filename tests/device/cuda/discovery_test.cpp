@@ -26,7 +26,7 @@ TEST(CudaDiscovery, ReportsDevicesOrWhyThereAreNone) {
 
 TEST(CudaDiscovery, AppearsInTheBackendReports) {
   Config config;
-  config.kernel_cache_dir = "off";
+  config.section<device::DeviceSettings>().kernel_cache_dir = "off";
   const DeviceSet set = discover_devices(config);
   bool found = false;
   for (const auto& report : set.reports) {

@@ -12,8 +12,8 @@ namespace strata::device::testing {
 inline DeviceSet& cuda_devices() {
   static DeviceSet set = [] {
     Config config;
-    config.backends = "cuda";
-    config.kernel_cache_dir = "off";
+    config.section<device::DeviceSettings>().backends = "cuda";
+    config.section<device::DeviceSettings>().kernel_cache_dir = "off";
     return discover_devices(config);
   }();
   return set;

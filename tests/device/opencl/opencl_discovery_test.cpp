@@ -31,7 +31,7 @@ TEST(OpenClDiscovery, APlatformThatMatchesNothingListsTheAvailableOnes) {
   const auto all = discover(Config{}, status);
   if (all.empty()) GTEST_SKIP() << "no OpenCL device: " << status;
   Config config;
-  config.opencl_platform = "No Such Platform";
+  config.section<device::DeviceSettings>().opencl_platform = "No Such Platform";
   const auto none = discover(config, status);
   EXPECT_TRUE(none.empty());
   EXPECT_NE(status.find("no platform matched \"No Such Platform\""), std::string::npos) << status;
@@ -45,18 +45,18 @@ TEST(OpenClDiscovery, PlatformSubstringDeviceIndexAndNameSelect) {
   if (all.empty()) GTEST_SKIP() << "no OpenCL device: " << status;
   const DeviceInfo& first = all.front()->info();
   Config config;
-  config.opencl_platform = first.platform.substr(0, 4);
-  config.opencl_device = "0";
+  config.section<device::DeviceSettings>().opencl_platform = first.platform.substr(0, 4);
+  config.section<device::DeviceSettings>().opencl_device = "0";
   auto chosen = discover(config, status);
   ASSERT_FALSE(chosen.empty()) << status;
   EXPECT_EQ(chosen.front()->info().name, first.name);
 
-  config.opencl_device = first.name.substr(first.name.size() / 2);
+  config.section<device::DeviceSettings>().opencl_device = first.name.substr(first.name.size() / 2);
   chosen = discover(config, status);
   ASSERT_FALSE(chosen.empty()) << status;
   EXPECT_EQ(chosen.front()->info().name, first.name);
 
-  config.opencl_device = "no such device";
+  config.section<device::DeviceSettings>().opencl_device = "no such device";
   EXPECT_TRUE(discover(config, status).empty());
   EXPECT_NE(status.find("matching \"no such device\""), std::string::npos) << status;
 }
@@ -66,19 +66,21 @@ TEST(OpenClDiscovery, DeviceTypeFilters) {
   const auto all = discover(Config{}, status);
   if (all.empty()) GTEST_SKIP() << "no OpenCL device: " << status;
   Config config;
-  config.opencl_device_type = "accelerator";  // PoCL's CPU device is no accelerator
+  config.section<device::DeviceSettings>().opencl_device_type =
+      "accelerator";  // PoCL's CPU device is no accelerator
   const auto accelerators = discover(config, status);
   if (accelerators.empty()) {
     EXPECT_NE(status.find("no accelerator device"), std::string::npos) << status;
   }
-  config.opencl_device_type = all.front()->info().host_memory ? "cpu" : "all";
+  config.section<device::DeviceSettings>().opencl_device_type =
+      all.front()->info().host_memory ? "cpu" : "all";
   EXPECT_FALSE(discover(config, status).empty()) << status;
 }
 
 TEST(OpenClDiscovery, DiscoverDevicesReportsTheBackend) {
   Config config;
-  config.kernel_cache_dir = "off";
-  config.backends = "opencl";
+  config.section<device::DeviceSettings>().kernel_cache_dir = "off";
+  config.section<device::DeviceSettings>().backends = "opencl";
   const DeviceSet set = discover_devices(config);
   for (const auto& report : set.reports) {
     if (report.backend != BackendKind::opencl) continue;

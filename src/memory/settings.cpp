@@ -1,0 +1,33 @@
+#include "strata/memory/settings.hpp"
+
+#include "strata/base/setting_kinds.hpp"
+#include "strata/base/setting_table.hpp"
+
+namespace strata::memory {
+
+bool declare_memory_settings() {
+  return declare_settings(
+      {"memory",
+       Layer::memory,
+       "capacities of host and device memory for chunks, spilling to disk",
+       {
+           bytes_setting<&MemorySettings::host_capacity>(
+               "host_capacity", 1,
+               "Host memory for chunks in each process, 1 B to 18446744073709551615 B (16 EiB - "
+               "1 B); beyond it the least recently used chunks spill to disk."),
+           bytes_setting<&MemorySettings::device_capacity>(
+               "device_capacity", 0,
+               "Memory for chunks on each device, 0 B to 18446744073709551615 B (16 EiB - 1 B); "
+               "0 means 90% of the device's memory; beyond it chunks move to the host."),
+           text_setting<&MemorySettings::spill_dir>(
+               "spill_dir", "path",
+               "Directory under which each process makes its spill directory; empty: $TMPDIR, "
+               "else /tmp."),
+           bytes_setting<&MemorySettings::spill_capacity>(
+               "spill_capacity", 0,
+               "Bytes of spill files per process, 0 B to 18446744073709551615 B (16 EiB - 1 B); "
+               "0 means as much as the file system holds."),
+       }});
+}
+
+}  // namespace strata::memory
