@@ -108,11 +108,13 @@ std::vector<ArrayKernel> all_kernels() {
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   strata::node::NodeOptions options;
-  options.config.cpu_threads = 2;
-  options.config.backends =
-      std::getenv("ARRAY_TEST_BACKENDS") ? std::getenv("ARRAY_TEST_BACKENDS") : "cpu,opencl";
-  options.config.device_capacity = 16ull << 20;
-  options.config.host_capacity = 64ull << 20;
+  auto& runtime = options.config.section<strata::runtime::RuntimeSettings>();
+  auto& devices = options.config.section<strata::device::DeviceSettings>();
+  auto& memory = options.config.section<strata::memory::MemorySettings>();
+  runtime.cpu_threads = 2;
+  devices.backends = "cpu,opencl";
+  memory.device_capacity = 16ull << 20;
+  memory.host_capacity = 64ull << 20;
   strata::node::Node node(argc, argv, options);
   strata::array::Arrays::prepare(node, strata::array::testing::all_kernels());
   strata::array::testing::the_node = &node;
