@@ -119,9 +119,9 @@ int main(int argc, char** argv) {
   double worst = 0;
   for (std::size_t i = 0; i < expected.size(); ++i)
     worst = std::max(worst, std::fabs(static_cast<double>(result[i] - expected[i])));
-  std::printf("%d ranks x %zu devices: %d stencil iterations over %d elements, largest error %.2g "
-              "(%s)\n",
-              node.size(), node.devices().size(), iterations, n, worst,
-              worst < 1e-3 ? "correct" : "WRONG");
+  std::printf(
+      "%d ranks x %zu devices: %d stencil iterations over %d elements, largest error %.2g "
+      "(%s)\n",
+      node.size(), node.devices().size(), iterations, n, worst, worst < 1e-3 ? "correct" : "WRONG");
   return worst < 1e-3 ? 0 : 1;
 }

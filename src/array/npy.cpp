@@ -37,7 +37,8 @@ constexpr std::array<TypeCode, 10> type_codes{{{"i1", device::ElementType::i8},
 
 // The value of `key` in numpy's header dict (a Python literal), or "" if absent.
 std::string field(const std::string& dict, const std::string& key) {
-  const std::regex pattern("['\"]" + key + "['\"]\\s*:\\s*('[^']*'|\"[^\"]*\"|\\([^)]*\\)|True|False)");
+  const std::regex pattern("['\"]" + key +
+                           "['\"]\\s*:\\s*('[^']*'|\"[^\"]*\"|\\([^)]*\\)|True|False)");
   std::smatch match;
   return std::regex_search(dict, match, pattern) ? match[1].str() : std::string();
 }
@@ -77,8 +78,8 @@ std::vector<std::uint64_t> shape_of(const std::string& path, const std::string& 
     }
   }
   if (shape.empty() || shape.size() > 3) {
-    bad(path, fmt::format("its shape {} has {} dimensions; arrays have 1 to 3", text,
-                          shape.size()));
+    bad(path,
+        fmt::format("its shape {} has {} dimensions; arrays have 1 to 3", text, shape.size()));
   }
   for (std::uint64_t extent : shape)
     if (extent == 0) bad(path, fmt::format("its shape {} has an empty dimension", text));
@@ -122,8 +123,9 @@ NpyHeader read_npy_header(const std::string& path) {
   in.read(dict.data(), static_cast<std::streamsize>(header_bytes));
   if (static_cast<std::uint64_t>(in.gcount()) != header_bytes) bad(path, "its header is cut short");
   if (field(dict, "fortran_order") == "True") {
-    bad(path, "its elements are in Fortran order; save a C-ordered array "
-              "(numpy: np.ascontiguousarray(a))");
+    bad(path,
+        "its elements are in Fortran order; save a C-ordered array "
+        "(numpy: np.ascontiguousarray(a))");
   }
   NpyHeader header;
   header.type = type_of(path, field(dict, "descr"));
@@ -180,8 +182,10 @@ void write_npy(const std::string& path, device::ElementType type,
                                       static_cast<char>(dict.size() >> 8)};
     out.write(version.data(), version.size());
     out.write(dict.data(), static_cast<std::streamsize>(dict.size()));
-    out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
-    if (!out.flush()) throw Error(fmt::format("{}: writing {} bytes failed", temporary, data.size()));
+    out.write(reinterpret_cast<const char*>(data.data()),
+              static_cast<std::streamsize>(data.size()));
+    if (!out.flush())
+      throw Error(fmt::format("{}: writing {} bytes failed", temporary, data.size()));
   }
   std::filesystem::rename(temporary, path);
 }
