@@ -1,7 +1,14 @@
-// Arrays to and from the files scientists already have: NumPy .npy.
+// Arrays to and from the files scientists already have: NumPy .npy and HDF5.
+
+#include <filesystem>
 
 #include "strata/array/arrays.hpp"
 #include "strata/array/npy.hpp"
+#include "strata/base/error.hpp"
+#if STRATA_ARRAY_WITH_HDF5
+#include "hdf5_kinds.hpp"
+#include "strata/array/hdf5_file.hpp"
+#endif
 
 namespace strata::array {
 
@@ -21,5 +28,80 @@ void Arrays::save_npy(const Array& array, const std::string& path) {
             std::vector<std::uint64_t>(shape.extent.begin(), shape.extent.begin() + shape.dims),
             data);
 }
+
+#if STRATA_ARRAY_WITH_HDF5
+namespace {
+detail::Hdf5Box box_of(const std::string& path, const std::string& dataset, const Region& region,
+                       device::ElementType type) {
+  detail::Hdf5Box box;
+  box.path = path;
+  box.dataset = dataset;
+  box.dims = region.dims;
+  box.lo = region.lo;
+  box.hi = region.hi;
+  box.type = type;
+  return box;
+}
+}  // namespace
+
+Array Arrays::load_hdf5(const std::string& path, const std::string& dataset, std::string name,
+                        const Distribution& distribution) {
+  const Hdf5Dataset found = describe_hdf5_dataset(path, dataset);
+  Array array = create(std::move(name), found.type, found.shape, distribution);
+  const cluster::PlanBatch batch(driver_);
+  for (const ArrayChunk& chunk : array.chunks()) {
+    driver_.plan_with(chunk.placement.place.rank, detail::hdf5_read_kind_name,
+                      {cluster::Use{chunk.ref, runtime::Access::write}},
+                      box_of(path, dataset, chunk.placement.region, found.type),
+                      "read " + array.name() + " from " + path);
+  }
+  return array;
+}
+
+void Arrays::save_hdf5(const Array& array, const std::string& path, const std::string& dataset) {
+  if (!array.valid()) throw Error("saving an array: the array was deleted or never made");
+  const std::string partial = path + ".partial";
+  const Shape& shape = array.shape();
+  create_hdf5_dataset(
+      partial, dataset, array.type(),
+      std::vector<std::uint64_t>(shape.extent.begin(), shape.extent.begin() + shape.dims));
+  // One token passed from write to write: the ranks write the file one after another.
+  const cluster::ChunkRef token = driver_.create_chunk("writes to " + path, 1, 0);
+  const std::byte one{1};
+  driver_.write(token, std::span(&one, 1));
+  {
+    const cluster::PlanBatch batch(driver_);
+    const auto& chunks = array.chunks();
+    for (std::size_t i = 0; i < chunks.size(); ++i) {
+      // A chunk whose elements an earlier one holds (a replica) has nothing new to write.
+      bool held = false;
+      for (std::size_t j = 0; j < i && !held; ++j)
+        held = chunks[j].placement.region.contains(chunks[i].placement.region);
+      if (held) continue;
+      driver_.plan_with(chunks[i].placement.place.rank, detail::hdf5_write_kind_name,
+                        {cluster::Use{chunks[i].ref, runtime::Access::read},
+                         cluster::Use{token, runtime::Access::read_write}},
+                        box_of(partial, dataset, chunks[i].placement.region, array.type()),
+                        "write " + array.name() + " to " + path);
+    }
+  }
+  driver_.wait_all();
+  driver_.destroy(token);
+  std::filesystem::rename(partial, path);
+}
+#else
+Array Arrays::load_hdf5(const std::string& path, const std::string&, std::string,
+                        const Distribution&) {
+  throw Error(path +
+              ": this Strata was built without HDF5 (install libhdf5-dev and configure "
+              "again)");
+}
+
+void Arrays::save_hdf5(const Array&, const std::string& path, const std::string&) {
+  throw Error(path +
+              ": this Strata was built without HDF5 (install libhdf5-dev and configure "
+              "again)");
+}
+#endif
 
 }  // namespace strata::array

@@ -4,6 +4,9 @@
 
 #include "chunk_boxes.hpp"
 #include "fill_kind.hpp"
+#if STRATA_ARRAY_WITH_HDF5
+#include "hdf5_kinds.hpp"
+#endif
 #include "strata/base/error.hpp"
 
 namespace strata::array {
@@ -15,6 +18,10 @@ Arrays::Arrays(node::Node& node, cluster::Driver& driver) : node_(node), driver_
 
 void Arrays::prepare(node::Node& node, std::span<const ArrayKernel> kernels) {
   node.program().define_kind(detail::fill_kind_name, detail::fill_kind);
+#if STRATA_ARRAY_WITH_HDF5
+  node.program().define_kind(detail::hdf5_read_kind_name, detail::hdf5_read_kind);
+  node.program().define_kind(detail::hdf5_write_kind_name, detail::hdf5_write_kind);
+#endif
   for (const ArrayKernel& kernel : kernels)
     node.define_kernel(kernel.definition());
 }

@@ -245,3 +245,41 @@ TEST(ArrayFiles, ANumpyFileGoesThroughTheRanksAndBack) {
 
 }  // namespace
 }  // namespace strata::array::testing
+
+#if STRATA_TEST_WITH_HDF5
+namespace strata::array::testing {
+namespace {
+
+// A kernel's result saved to HDF5 by every rank (each its own chunks), loaded again under another
+// distribution: the values are the host's computation, and no partial file is left.
+TEST(ArrayFiles, Hdf5WrittenByEveryRankLoadsUnderAnotherDistribution) {
+  Arrays arrays(*the_node, *the_driver);
+  constexpr std::uint64_t n = 600;
+  std::vector<float> x(n);
+  for (std::uint64_t i = 0; i < n; ++i)
+    x[i] = static_cast<float>(i % 17);
+  Array dx = arrays.from_host<float>("x", {n}, Distribution::stencil({150}, {2}), x);
+  arrays.launch(scale_kernel(), Grid{{n}, {32}}, WorkDistribution::even(),
+                {Argument::value<std::int32_t>(n), Argument::value(2.0f), dx});
+  for (std::uint64_t i = 0; i < n; ++i)
+    x[i] = 2.0f * x[i] + static_cast<float>(i);
+  const std::string path = ::testing::TempDir() + "scaled.h5";
+  arrays.save_hdf5(dx, path, "/results/x");
+  EXPECT_TRUE(std::filesystem::exists(path));
+  EXPECT_FALSE(std::filesystem::exists(path + ".partial"));
+  Array loaded = arrays.load_hdf5(path, "/results/x", "loaded", Distribution::round_robin({77}));
+  EXPECT_EQ(loaded.type(), device::ElementType::f32);
+  EXPECT_EQ(arrays.read_as<float>(loaded), x);
+  try {
+    arrays.load_hdf5(path, "/results/y", "missing", Distribution::replicated());
+    ADD_FAILURE() << "a missing dataset loaded";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("dataset '/results/y'"), std::string::npos) << e.what();
+  }
+  arrays.destroy(dx);
+  arrays.destroy(loaded);
+}
+
+}  // namespace
+}  // namespace strata::array::testing
+#endif

@@ -7,6 +7,7 @@
 #include <exception>
 
 #include "allpairs_command.hpp"
+#include "arrays_command.hpp"
 #include "config_command.hpp"
 #include "demo_command.hpp"
 #include "info_command.hpp"
@@ -41,15 +42,19 @@ int main(int argc, char** argv) {
   DemoOptions demo_options;
   LaunchOptions launch_options;
   AllPairsOptions allpairs_options;
+  ArraysOptions arrays_options;
   CLI::App& info = add_info_command(app, info_options);
   CLI::App& config = add_config_command(app, config_options);
   CLI::App& demo = add_demo_command(app, demo_options);
   CLI::App& launch = add_launch_command(app, launch_options);
   CLI::App& allpairs = add_allpairs_command(app, allpairs_options);
-  for (CLI::App* command : {&info, &config, &demo, &allpairs})
+  CLI::App& arrays = add_arrays_command(app, arrays_options);
+  for (CLI::App* command : {&info, &config, &demo, &allpairs, &arrays})
     setting_flags.add_to(*command);
   // ... and after `allpairs run`, `allpairs generate`, ...
   for (CLI::App* command : allpairs.get_subcommands(std::function<bool(CLI::App*)>{}))
+    setting_flags.add_to(*command);
+  for (CLI::App* command : arrays.get_subcommands(std::function<bool(CLI::App*)>{}))
     setting_flags.add_to(*command);
 
   try {
@@ -65,6 +70,7 @@ int main(int argc, char** argv) {
     if (config.parsed()) return run_config_command(effective, config_options);
     if (launch.parsed()) return run_launch_command(launch_options);
     if (allpairs.parsed()) return run_allpairs_command(allpairs, effective, allpairs_options);
+    if (arrays.parsed()) return run_arrays_command(effective, arrays_options);
     return run_demo_command(effective, demo_options);
   } catch (const strata::ConfigError& error) {
     fmt::print(stderr, "strata: error: {}\n", error.what());

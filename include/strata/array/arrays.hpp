@@ -83,6 +83,15 @@ class Arrays {
   Array load_npy(const std::string& path, std::string name, const Distribution& distribution);
   // Writes the array to a .npy file numpy reads (complete, or not at all).
   void save_npy(const Array& array, const std::string& path);
+  // An array with the contents of dataset `dataset` of an HDF5 file: each rank reads its own
+  // chunks' boxes (the file must be readable where the ranks run). Errors name the file, the
+  // dataset and what was expected (1 to 3 dimensions, integers or floats).
+  Array load_hdf5(const std::string& path, const std::string& dataset, std::string name,
+                  const Distribution& distribution);
+  // Writes the array as dataset `dataset` of a new HDF5 file: each rank writes its own chunks'
+  // boxes, one rank after another; returns once the file is complete (it appears under `path`
+  // only then).
+  void save_hdf5(const Array& array, const std::string& path, const std::string& dataset);
   // Frees the chunks once what is planned on them ran; the handle (and its copies) go invalid.
   void destroy(Array& array);
 

@@ -1,0 +1,39 @@
+#pragma once
+// HDF5 files for distributed arrays: the datasets a file holds (name, element type, shape) and
+// reads and writes of one box (hyperslab) of a dataset — what each rank does for its own chunks,
+// so no array is gathered on one rank. Errors name the file, the dataset and what was expected.
+// Calls into the HDF5 library are serialized within the process (Debian's serial build is not
+// thread-safe).
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "strata/array/region.hpp"
+#include "strata/device/element_type.hpp"
+
+namespace strata::array {
+
+struct Hdf5Dataset {
+  std::string name;  // its path in the file, e.g. "/images/cells"
+  device::ElementType type = device::ElementType::f32;
+  std::vector<std::uint64_t> shape;
+  std::string unsupported;  // why Strata cannot hold it as an array (empty: it can)
+};
+
+// Every dataset in the file, in the order HDF5 visits them.
+std::vector<Hdf5Dataset> list_hdf5_datasets(const std::string& path);
+// One dataset, checked to be an array of 1 to 3 dimensions of a numeric type Strata holds.
+Hdf5Dataset describe_hdf5_dataset(const std::string& path, const std::string& dataset);
+// Reads `region` of the dataset into `out` (row-major, the region's elements of `type`).
+void read_hdf5_box(const std::string& path, const std::string& dataset, const Region& region,
+                   device::ElementType type, std::span<std::byte> out);
+// Creates (or replaces) the file with one empty dataset of `type` and `shape`.
+void create_hdf5_dataset(const std::string& path, const std::string& dataset,
+                         device::ElementType type, const std::vector<std::uint64_t>& shape);
+// Writes `values` (row-major, the region's elements) into `region` of an existing dataset.
+void write_hdf5_box(const std::string& path, const std::string& dataset, const Region& region,
+                    device::ElementType type, std::span<const std::byte> values);
+
+}  // namespace strata::array
