@@ -63,8 +63,16 @@ std::vector<Token> tokenize(std::string_view text) {
         ++at;
       }
       if (at < text.size() && is_name_start(text[at])) {
-        throw AnnotationError(text, at,
-                              "expected an operator after the integer; write a product as 2*i");
+        std::size_t name_end = at;
+        while (name_end < text.size() &&
+               (is_name_start(text[name_end]) || is_digit(text[name_end]))) {
+          ++name_end;
+        }
+        throw AnnotationError(
+            text, at,
+            fmt::format("expected an operator after the integer; write a product "
+                        "as {}*{}",
+                        text.substr(start, at - start), text.substr(at, name_end - at)));
       }
       token.kind = TokenKind::integer;
       token.value = static_cast<std::int64_t>(value);

@@ -53,6 +53,7 @@ TEST(AnnotationError, SaysWhereAndWhatWasExpected) {
       {"global i => read A[k*n*i]", 22,
        "the product of scalar arguments 'k' and 'n' is not linear"},
       {"global i => read A[2i]", 21, "write a product as 2*i"},
+      {"global k2 => read A[10k2]", 23, "write a product as 10*k2"},
       {"global i => read A[i + ]", 24, "expected a name, an integer or '(', found ']'"},
       {"global i => read A[(i + 1]", 26, "expected an operator (+ - *) or ')', found ']'"},
       {"global i => read A[99999999999999999999]", 20, "does not fit in 64 bits"},
