@@ -27,14 +27,22 @@ void KernelPlans::check_defined(const std::string& kernel) {
               (known.empty() ? std::string("none") : known) + ")");
 }
 
-std::shared_ptr<const device::CompiledKernel> KernelPlans::compiled(const std::string& kernel,
-                                                                    std::uint32_t device) {
-  check_defined(kernel);
+std::shared_ptr<const device::CompiledKernel> KernelPlans::compiled(const KernelLaunch& launch) {
+  check_defined(launch.kernel);
   std::lock_guard guard(lock_);
-  auto found = compiled_.find({kernel, device});
+  CompiledKey key{launch.kernel, launch.device, launch.block_offset, launch.placements};
+  auto found = compiled_.find(key);
   if (found != compiled_.end()) return found->second;
-  auto made = devices_[device]->compile(kernels_.at(kernel));
-  compiled_.emplace(std::make_pair(kernel, device), made);
+  device::CompileOptions options;
+  options.block_offset =
+      device::Dim3{launch.block_offset[0], launch.block_offset[1], launch.block_offset[2]};
+  for (const auto& placement : launch.placements) {
+    options.placements.push_back(
+        device::ArrayPlacement{device::Dim3{placement[0], placement[1], placement[2]},
+                               device::Dim3{placement[3], placement[4], placement[5]}});
+  }
+  auto made = devices_[launch.device]->compile(kernels_.at(launch.kernel), options);
+  compiled_.emplace(std::move(key), made);
   return made;
 }
 
@@ -46,7 +54,7 @@ void KernelPlans::launch(cluster::PlanContext& context, const cluster::PlanOp& o
                 " of rank " + std::to_string(context.rank()) + ", which has " +
                 std::to_string(devices_.size()) + " device(s)");
   }
-  const auto kernel = compiled(args.kernel, args.device);
+  const auto kernel = compiled(args);
   std::vector<runtime::DataHandle> data;
   runtime::TaskSpec spec(op.operation);
   spec.on(executors_[args.device].compute);

@@ -186,4 +186,19 @@ T* CpuBlock::array(std::size_t index) const {
   return reinterpret_cast<T*>(static_cast<unsigned char*>(arg.buffer->handle()) + arg.byte_offset);
 }
 
+template <typename T>
+GlobalArray<T> CpuBlock::global_array(std::size_t index) const {
+  GlobalArray<T> view;
+  view.data = array<T>(index);
+  if (placements == nullptr) return view;
+  std::size_t ordinal = 0;
+  for (std::size_t i = 0; i < index; ++i)
+    ordinal += args[i].is_array ? 1 : 0;
+  if (ordinal < placements->size()) {
+    view.offset = (*placements)[ordinal].offset;
+    view.extent = (*placements)[ordinal].extent;
+  }
+  return view;
+}
+
 }  // namespace strata::device

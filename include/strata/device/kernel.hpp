@@ -61,17 +61,44 @@ struct KernelParam {
 
 struct KernelArgs;
 
+// An array parameter of a virtual-blocks CPU kernel indexed by global indices, as the CUDA and
+// OpenCL wrappers index it: the argument holds the region that starts at global index `offset`
+// and has local extents `extent` (row-major, the last dimension fastest).
+template <typename T>
+struct GlobalArray {
+  T* data = nullptr;
+  Dim3 offset{0, 0, 0};
+  Dim3 extent{1, 1, 1};
+
+  T& operator()(std::uint64_t i) const { return data[i - offset.x]; }
+  T& operator()(std::uint64_t i, std::uint64_t j) const {
+    return data[(i - offset.x) * extent.y + (j - offset.y)];
+  }
+  T& operator()(std::uint64_t i, std::uint64_t j, std::uint64_t k) const {
+    return data[((i - offset.x) * extent.y + (j - offset.y)) * extent.z + (k - offset.z)];
+  }
+};
+
+struct ArrayPlacement;
+
 // What a CPU implementation sees for one block of the index space.
 struct CpuBlock {
   Dim3 begin;  // first global thread index of the block, per dimension
   Dim3 end;    // one past the last
   const KernelArgs& args;
+  // Virtual-blocks kernels: where each array parameter's region lies (CompileOptions), in
+  // signature order of the array parameters; null when compiled without placements.
+  const std::vector<ArrayPlacement>* placements = nullptr;
   // Scalar parameter `index` (checked: the launch validated the types).
   template <typename T>
   T scalar(std::size_t index) const;
   // Array parameter `index` as a pointer to its first element.
   template <typename T>
   T* array(std::size_t index) const;
+  // Array parameter `index` indexed by global indices (its placement; without placements the
+  // offset is 0 and only one dimension is known).
+  template <typename T>
+  GlobalArray<T> global_array(std::size_t index) const;
 };
 
 using CpuKernelFunction = std::function<void(const CpuBlock& block)>;

@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "strata/cluster/driver.hpp"
@@ -83,10 +84,15 @@ struct KernelLaunch {
   int dimensions = 1;
   std::vector<PlannedArg> args;
   std::vector<LateSize> sizes;  // the late-sized chunks it writes
+  // Virtual-blocks kernels (the lightning paper's wrapper): the first block's index in the whole
+  // launch, and per array argument (in parameter order) the global index of its chunk's first
+  // element and the chunk's extents; compiled into the program (cached per distinct values).
+  std::array<std::uint64_t, 3> block_offset{0, 0, 0};
+  std::vector<std::array<std::uint64_t, 6>> placements;  // offset x y z, extent x y z
 
   template <class Archive>
   void serialize(Archive& archive) {
-    archive(kernel, device, global, block, dimensions, args, sizes);
+    archive(kernel, device, global, block, dimensions, args, sizes, block_offset, placements);
   }
 };
 
@@ -103,15 +109,16 @@ class KernelPlans {
   void launch(cluster::PlanContext& context, const cluster::PlanOp& op);
 
  private:
-  std::shared_ptr<const device::CompiledKernel> compiled(const std::string& kernel,
-                                                         std::uint32_t device);
+  std::shared_ptr<const device::CompiledKernel> compiled(const KernelLaunch& launch);
 
   std::vector<device::Device*> devices_;
   std::vector<runtime::DeviceExecutors> executors_;
   std::mutex lock_;
   std::map<std::string, device::KernelDefinition> kernels_;
-  std::map<std::pair<std::string, std::uint32_t>, std::shared_ptr<const device::CompiledKernel>>
-      compiled_;
+  // By kernel, device, block offset and placements.
+  using CompiledKey = std::tuple<std::string, std::uint32_t, std::array<std::uint64_t, 3>,
+                                 std::vector<std::array<std::uint64_t, 6>>>;
+  std::map<CompiledKey, std::shared_ptr<const device::CompiledKernel>> compiled_;
 };
 
 }  // namespace strata::node

@@ -123,7 +123,7 @@ std::shared_ptr<const CompiledKernel> CpuDevice::compile(const KernelDefinition&
                                          kernel.name()),
                              "");
   }
-  return std::make_shared<CpuCompiledKernel>(kernel, options.block_offset);
+  return std::make_shared<CpuCompiledKernel>(kernel, options.block_offset, options.placements);
 }
 
 }  // namespace detail

@@ -27,15 +27,21 @@ class BlockGrid {
   Dim3 origin_{0, 0, 0};
 };
 
-// A "compiled" CPU kernel: the C++ function and the block offset to apply.
+// A "compiled" CPU kernel: the C++ function, the block offset to apply and where the array
+// parameters' regions lie (virtual blocks).
 class CpuCompiledKernel final : public CompiledKernel {
  public:
-  CpuCompiledKernel(const KernelDefinition& definition, Dim3 block_offset)
-      : CompiledKernel(definition), block_offset_(block_offset) {}
+  CpuCompiledKernel(const KernelDefinition& definition, Dim3 block_offset,
+                    std::vector<ArrayPlacement> placements)
+      : CompiledKernel(definition),
+        block_offset_(block_offset),
+        placements_(std::move(placements)) {}
   const Dim3& block_offset() const { return block_offset_; }
+  const std::vector<ArrayPlacement>& placements() const { return placements_; }
 
  private:
   Dim3 block_offset_;
+  std::vector<ArrayPlacement> placements_;
 };
 
 class CpuDevice final : public Device {

@@ -133,13 +133,13 @@ Event CpuQueue::launch(const CompiledKernel& kernel, const LaunchGeometry& geome
   const BlockGrid grid = BlockGrid::split(compiled.definition().name(), geometry,
                                           compiled.block_offset(), device_.info().compute_units);
   // The launch keeps its own copy of the arguments and function: callers may reuse theirs.
-  return host_.submit(
-      after, [function = compiled.definition().cpu_function(), grid, args, runner = runner_] {
-        runner->run(grid.blocks(), [&](std::uint64_t block) {
-          const auto [begin, end] = grid.range(block);
-          function(CpuBlock{begin, end, args});
-        });
-      });
+  return host_.submit(after, [function = compiled.definition().cpu_function(), grid, args,
+                              runner = runner_, placements = compiled.placements()] {
+    runner->run(grid.blocks(), [&](std::uint64_t block) {
+      const auto [begin, end] = grid.range(block);
+      function(CpuBlock{begin, end, args, placements.empty() ? nullptr : &placements});
+    });
+  });
 }
 
 Event CpuQueue::marker() {

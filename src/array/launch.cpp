@@ -1,0 +1,282 @@
+// Arrays::launch — the planner of distributed kernel launches (the lightning paper, §2.4).
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "chunk_boxes.hpp"
+#include "strata/array/arrays.hpp"
+#include "strata/base/error.hpp"
+
+namespace strata::array {
+namespace {
+
+using RuntimeAccess = runtime::Access;
+
+bool writes(AccessMode mode) {
+  return mode == AccessMode::write || mode == AccessMode::readwrite;
+}
+
+RuntimeAccess runtime_mode(AccessMode mode) {
+  switch (mode) {
+    case AccessMode::read:
+      return RuntimeAccess::read;
+    case AccessMode::write:
+      return RuntimeAccess::write;
+    default:
+      return RuntimeAccess::read_write;
+  }
+}
+
+Region region_of(const AccessRegion& access, std::uint32_t dims) {
+  Region region;
+  region.dims = dims;
+  for (std::uint32_t d = 0; d < dims; ++d) {
+    region.lo[d] = access.lower[d];
+    region.hi[d] = std::max(access.lower[d], access.upper[d]);
+  }
+  return region;
+}
+
+std::array<std::uint64_t, 6> placement_of(const Region& region) {
+  return {region.lo[0],
+          region.lo[1],
+          region.lo[2],
+          region.hi[0] - region.lo[0],
+          region.dims > 1 ? region.hi[1] - region.lo[1] : 1,
+          region.dims > 2 ? region.hi[2] - region.lo[2] : 1};
+}
+
+// Checks the arguments against the kernel's signature; errors name kernel and parameter.
+void check_arguments(const ArrayKernel& kernel, const std::vector<Argument>& args) {
+  const auto& params = kernel.definition().params();
+  if (args.size() != params.size()) {
+    throw Error(fmt::format("launch of kernel '{}': {} arguments for {} parameters", kernel.name(),
+                            args.size(), params.size()));
+  }
+  for (std::size_t p = 0; p < params.size(); ++p) {
+    const auto& param = params[p];
+    const auto fail = [&](const std::string& what) {
+      throw Error(fmt::format("launch of kernel '{}', parameter '{}': {}", kernel.name(),
+                              param.name, what));
+    };
+    if (param.is_array != args[p].is_array()) {
+      fail(param.is_array ? "takes an array, was given a scalar"
+                          : "takes a scalar, was given an array");
+    }
+    if (param.is_array) {
+      const Array& array = args[p].array();
+      if (!array.valid()) fail("the array was deleted or never made");
+      if (array.type() != param.type) {
+        fail(fmt::format("takes {} elements, array '{}' has {}", device::to_string(param.type),
+                         array.name(), device::to_string(array.type())));
+      }
+      if (static_cast<int>(array.shape().dims) != param.rank) {
+        fail(fmt::format("takes {} dimension(s), array '{}' has {}", param.rank, array.name(),
+                         array.shape().dims));
+      }
+    } else if (args[p].scalar().type != param.type) {
+      fail(fmt::format("takes a {}, was given a {}", device::to_string(param.type),
+                       device::to_string(args[p].scalar().type)));
+    }
+  }
+}
+
+// Written regions of one array by different superblocks must not overlap: each would scatter
+// its whole region, so one superblock's stale copy could overwrite another's results.
+void check_disjoint_writes(const ArrayKernel& kernel, const std::string& param,
+                           std::vector<std::pair<Region, std::size_t>> written) {
+  std::sort(written.begin(), written.end(),
+            [](const auto& a, const auto& b) { return a.first.lo[0] < b.first.lo[0]; });
+  for (std::size_t i = 0; i < written.size(); ++i) {
+    for (std::size_t j = i + 1;
+         j < written.size() && written[j].first.lo[0] < written[i].first.hi[0]; ++j) {
+      if (written[i].first.intersect(written[j].first)) {
+        throw Error(fmt::format(
+            "launch of kernel '{}': superblocks {} and {} both write {} and {} of '{}'; written "
+            "regions must not overlap (choose a work distribution that matches the annotation "
+            "'{}', or use reduce)",
+            kernel.name(), written[i].second, written[j].second, written[i].first.describe(),
+            written[j].first.describe(), param, kernel.annotation().text));
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void Arrays::launch(const ArrayKernel& kernel, const Grid& grid, const WorkDistribution& work,
+                    const std::vector<Argument>& args) {
+  check_arguments(kernel, args);
+  const auto& params = kernel.definition().params();
+  const std::size_t dims = grid.threads.size();
+  if (dims < 1 || dims > 3 || grid.block.size() != dims) {
+    throw Error(
+        fmt::format("launch of kernel '{}': a grid has 1 to 3 dimensions, with a block "
+                    "size for each ({} and {} given)",
+                    kernel.name(), grid.threads.size(), grid.block.size()));
+  }
+  LaunchGeometry geometry;
+  for (std::size_t d = 0; d < dims; ++d) {
+    if (grid.threads[d] == 0 || grid.block[d] == 0) {
+      throw Error(fmt::format("launch of kernel '{}': dimension {} has no threads or a zero block",
+                              kernel.name(), d));
+    }
+    geometry.grid[d] = grid.threads[d];
+    geometry.block[d] = grid.block[d];
+  }
+  LaunchArguments arguments;
+  for (std::size_t p = 0; p < params.size(); ++p) {
+    if (args[p].is_array()) {
+      const Shape& shape = args[p].array().shape();
+      arguments.shapes[params[p].name] =
+          std::vector<std::uint64_t>(shape.extent.begin(), shape.extent.begin() + shape.dims);
+    } else {
+      arguments.scalars[params[p].name] = args[p].scalar().integer;
+    }
+  }
+  const auto superblocks = work.superblocks(geometry.blocks(), static_cast<std::uint32_t>(dims),
+                                            topology_, kernel.name());
+  // The access regions of every superblock first: errors come before anything is planned.
+  std::vector<std::vector<AccessRegion>> regions;
+  regions.reserve(superblocks.size());
+  for (const SuperblockPlacement& superblock : superblocks)
+    regions.push_back(access_regions(kernel.annotation(), geometry, superblock.blocks, arguments));
+  std::map<std::size_t, std::size_t> access_index;  // annotation access -> position in regions
+  for (std::size_t p = 0; p < params.size(); ++p) {
+    if (!params[p].is_array) continue;
+    const Access& access = kernel.access_of(p);
+    if (access.mode == AccessMode::reduce) {
+      throw Error(fmt::format(
+          "launch of kernel '{}': reduce({}) accesses are not planned yet ('{}' "
+          "in '{}'); reduce into per-superblock arrays and combine them",
+          kernel.name(), to_string(access.reduce_op), access.array, kernel.annotation().text));
+    }
+    for (std::size_t a = 0; a < kernel.annotation().accesses.size(); ++a)
+      if (&kernel.annotation().accesses[a] == &access) access_index[p] = a;
+    if (writes(access.mode)) {
+      std::vector<std::pair<Region, std::size_t>> written;
+      for (std::size_t s = 0; s < superblocks.size(); ++s) {
+        const Region region =
+            region_of(regions[s][access_index[p]], static_cast<std::uint32_t>(dims));
+        if (!region.empty()) written.emplace_back(region, s);
+      }
+      check_disjoint_writes(kernel, params[p].name, std::move(written));
+    }
+  }
+
+  const cluster::PlanBatch batch(driver_);
+  for (std::size_t s = 0; s < superblocks.size(); ++s) {
+    const SuperblockPlacement& superblock = superblocks[s];
+    const int rank = superblock.place.rank;
+    node::KernelLaunch launch;
+    launch.kernel = kernel.name();
+    launch.device = superblock.place.device;
+    launch.dimensions = static_cast<int>(dims);
+    launch.block = {1, 1, 1};  // unused dimensions: one thread
+    for (std::size_t d = 0; d < dims; ++d) {
+      const std::uint64_t first = superblock.blocks.lower[d] * grid.block[d];
+      const std::uint64_t last =
+          std::min(superblock.blocks.upper[d] * grid.block[d], grid.threads[d]);
+      launch.global[d] = last - first;
+      launch.block[d] = grid.block[d];
+      launch.block_offset[d] = superblock.blocks.lower[d];
+    }
+    std::vector<cluster::Use> uses;
+    struct Scatter {
+      cluster::ChunkRef from;
+      Region held;
+      Region region;
+      const Array* array;
+      const ArrayChunk* skip;  // the chunk the kernel wrote directly
+      bool temporary;
+      bool write_back;
+    };
+    std::vector<Scatter> after;
+    for (std::size_t p = 0; p < params.size(); ++p) {
+      if (!args[p].is_array()) {
+        node::PlannedArg value;
+        value.type = args[p].scalar().type;
+        value.scalar = args[p].scalar().bytes;
+        launch.args.push_back(value);
+        continue;
+      }
+      const Array& array = args[p].array();
+      const std::uint32_t element = static_cast<std::uint32_t>(array.element_bytes());
+      const AccessMode mode = kernel.access_of(p).mode;
+      Region region = region_of(regions[s][access_index[p]], array.shape().dims);
+      launch.args.push_back(
+          node::PlannedArg::array(static_cast<std::uint32_t>(uses.size()), array.type()));
+      if (region.empty()) {
+        // The superblock touches none of it: any chunk of the rank, or the first, read.
+        const ArrayChunk* any = &array.chunks().front();
+        for (const ArrayChunk& chunk : array.chunks())
+          if (chunk.placement.place.rank == rank) any = &chunk;
+        uses.push_back(cluster::Use{any->ref, RuntimeAccess::read});
+        launch.placements.push_back(placement_of(any->placement.region));
+        continue;
+      }
+      // A chunk of the superblock's rank that holds the whole region, its own device's first.
+      const ArrayChunk* direct = nullptr;
+      for (const ArrayChunk& chunk : array.chunks()) {
+        if (chunk.placement.place.rank != rank || !chunk.placement.region.contains(region))
+          continue;
+        if (direct == nullptr || chunk.placement.place == superblock.place) direct = &chunk;
+      }
+      if (direct != nullptr) {
+        ++stats_.direct_uses;
+        // A write of part of a chunk keeps the rest: only a write of all of it starts afresh.
+        const bool whole = region == direct->placement.region;
+        uses.push_back(cluster::Use{direct->ref, mode == AccessMode::write && !whole
+                                                     ? RuntimeAccess::read_write
+                                                     : runtime_mode(mode)});
+        launch.placements.push_back(placement_of(direct->placement.region));
+        if (writes(mode)) {
+          after.push_back(
+              Scatter{direct->ref, direct->placement.region, region, &array, direct, false, true});
+        }
+        continue;
+      }
+      // A temporary chunk on the rank: for a read, assembled from every chunk that holds part of
+      // the region; for a write, left as it is (as in the lightning paper: the annotation must
+      // name only elements the kernel writes) and scattered back afterwards.
+      ++stats_.assembled_regions;
+      const cluster::ChunkRef temporary =
+          driver_.create_chunk(fmt::format("{}{} for {} superblock {}", array.name(),
+                                           region.describe(), kernel.name(), s),
+                               region.elements() * element, rank);
+      for (const ArrayChunk& chunk : array.chunks()) {
+        if (mode == AccessMode::write) break;
+        const auto part = chunk.placement.region.intersect(region);
+        if (!part) continue;
+        driver_.copy_box(chunk.ref, detail::box_in(chunk.placement.region, *part), temporary,
+                         detail::box_in(region, *part), element);
+        ++stats_.box_copies;
+      }
+      uses.push_back(cluster::Use{temporary, runtime_mode(mode)});
+      launch.placements.push_back(placement_of(region));
+      after.push_back(Scatter{temporary, region, region, &array, nullptr, true, writes(mode)});
+    }
+    node_.plan_kernel(driver_, rank, launch, uses);
+    ++stats_.superblocks;
+    // Written elements go to every other chunk that holds them: halos and replicas stay coherent.
+    for (const Scatter& scatter : after) {
+      if (scatter.write_back) {
+        const std::uint32_t element = static_cast<std::uint32_t>(scatter.array->element_bytes());
+        for (const ArrayChunk& chunk : scatter.array->chunks()) {
+          if (&chunk == scatter.skip) continue;
+          const auto part = chunk.placement.region.intersect(scatter.region);
+          if (!part) continue;
+          driver_.copy_box(scatter.from, detail::box_in(scatter.held, *part), chunk.ref,
+                           detail::box_in(chunk.placement.region, *part), element);
+          ++stats_.box_copies;
+        }
+      }
+      if (scatter.temporary) driver_.destroy(scatter.from);
+    }
+  }
+  ++stats_.launches;
+}
+
+}  // namespace strata::array

@@ -1,0 +1,23 @@
+#pragma once
+// What the distributed-launch tests share: the node and driver of the program (rank 0 runs the
+// tests as the driver's main) and the kernels every rank defines.
+
+#include <vector>
+
+#include "strata/array/arrays.hpp"
+
+namespace strata::array::testing {
+
+extern node::Node* the_node;
+extern cluster::Driver* the_driver;
+
+// The lightning paper's stencil (Fig. 7): out[i] = (in[i-1] + in[i] + in[i+1]) / 3, zero outside.
+ArrayKernel stencil_kernel();
+// C[i][j] = sum_k A[i][k] * B[k][j] for n x n matrices (thread (x, y) = (j, i)).
+ArrayKernel matmul_kernel();
+// x[i] = a * x[i] + i.
+ArrayKernel scale_kernel();
+
+std::vector<ArrayKernel> all_kernels();
+
+}  // namespace strata::array::testing

@@ -1,0 +1,247 @@
+// Distributed kernel launches on 1, 2 and 4 ranks (CPU and, where PoCL is installed, OpenCL
+// devices on every rank): results never depend on the data or work distributions — every
+// combination is compared with a sequential reference — consecutive launches see each other's
+// writes, halos and replicas stay coherent, and bad launches are errors naming kernel and array.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "array_launch_support.hpp"
+#include "strata/array/npy.hpp"
+
+namespace strata::array::testing {
+namespace {
+
+std::vector<float> stencil_reference(const std::vector<float>& in) {
+  const std::size_t n = in.size();
+  std::vector<float> out(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const float left = i >= 1 ? in[i - 1] : 0.0f;
+    const float right = i + 1 < n ? in[i + 1] : 0.0f;
+    out[i] = (left + in[i] + right) / 3.0f;
+  }
+  return out;
+}
+
+std::vector<Distribution> data_distributions_1d(std::uint64_t n) {
+  return {Distribution::row_blocks(n / 5 + 1), Distribution::stencil({n / 3 + 1}, {1}),
+          Distribution::replicated(), Distribution::round_robin({n / 7 + 1}),
+          Distribution::custom("uneven", [](const Shape& shape, const Topology& topology) {
+            // A tenth, then the rest, on the last place and the first.
+            const std::vector<Place> places = topology.places();
+            const std::uint64_t cut = shape.extent[0] / 10 + 1;
+            return std::vector<ChunkPlacement>{
+                {Region::of(std::array<std::uint64_t, 1>{0}, std::array<std::uint64_t, 1>{cut}),
+                 places.back()},
+                {Region::of(std::array<std::uint64_t, 1>{cut},
+                            std::array<std::uint64_t, 1>{shape.extent[0]}),
+                 places.front()}};
+          })};
+}
+
+std::vector<WorkDistribution> work_distributions_1d() {
+  return {WorkDistribution::tiled({4}), WorkDistribution::round_robin({3}),
+          WorkDistribution::even()};
+}
+
+TEST(ArrayLaunch, StencilResultsDoNotDependOnDataOrWorkDistributions) {
+  Arrays arrays(*the_node, *the_driver);
+  constexpr std::uint64_t n = 1000;
+  std::vector<float> input(n);
+  for (std::uint64_t i = 0; i < n; ++i)
+    input[i] = static_cast<float>((i * 37) % 101) - 50.0f;
+  const std::vector<float> expected = stencil_reference(input);
+  const ArrayKernel kernel = stencil_kernel();
+  // Every data distribution of the input with one of the output's and one work distribution
+  // in turn (each kernel variant is compiled for the device: the product of all would be slow).
+  const std::vector<Distribution> outs{Distribution::row_blocks(n / 4 + 1),
+                                       Distribution::stencil({n / 2}, {2})};
+  const std::vector<Distribution> ins = data_distributions_1d(n);
+  const std::vector<WorkDistribution> works = work_distributions_1d();
+  for (std::size_t c = 0; c < ins.size() + 1; ++c) {
+    const Distribution& in_distribution = ins[c % ins.size()];
+    const Distribution& out_distribution = outs[c % outs.size()];
+    {
+      {
+        const WorkDistribution& work = works[c % works.size()];
+        Array in = arrays.from_host<float>("in", {n}, in_distribution, input);
+        Array out = arrays.create("out", device::ElementType::f32, {n}, out_distribution);
+        arrays.launch(kernel, Grid{{n}, {32}}, work, {Argument::value<std::int32_t>(n), out, in});
+        const std::vector<float> result = arrays.read_as<float>(out);
+        ASSERT_EQ(result.size(), n);
+        for (std::uint64_t i = 0; i < n; ++i) {
+          ASSERT_NEAR(result[i], expected[i], 1e-4)
+              << "element " << i << ", in: " << in_distribution.describe()
+              << ", out: " << out_distribution.describe() << ", work: " << work.describe();
+        }
+        arrays.destroy(in);
+        arrays.destroy(out);
+      }
+    }
+  }
+  arrays.synchronize();
+  EXPECT_GT(arrays.stats().direct_uses, 0u);
+  EXPECT_GT(arrays.stats().assembled_regions, 0u);
+}
+
+TEST(ArrayLaunch, MatrixProductUnderTilesRowsAndReplicas) {
+  Arrays arrays(*the_node, *the_driver);
+  constexpr std::uint64_t n = 48;
+  std::vector<float> a(n * n), b(n * n), expected(n * n, 0.0f);
+  for (std::uint64_t i = 0; i < n * n; ++i) {
+    a[i] = static_cast<float>(i % 7) - 3.0f;
+    b[i] = static_cast<float>(i % 5) * 0.5f;
+  }
+  for (std::uint64_t i = 0; i < n; ++i)
+    for (std::uint64_t j = 0; j < n; ++j)
+      for (std::uint64_t k = 0; k < n; ++k)
+        expected[i * n + j] += a[i * n + k] * b[k * n + j];
+  const ArrayKernel kernel = matmul_kernel();
+  const std::vector<Distribution> distributions{
+      Distribution::row_blocks(13), Distribution::tiles({16, 24}), Distribution::column_blocks(20),
+      Distribution::replicated()};
+  const std::vector<WorkDistribution> works{WorkDistribution::tiled({2, 1}),
+                                            WorkDistribution::round_robin({1, 2}),
+                                            WorkDistribution::even()};
+  for (std::size_t c = 0; c < distributions.size(); ++c) {
+    const Distribution& distribution = distributions[c];
+    const WorkDistribution& work = works[c % works.size()];
+    Array da = arrays.from_host<float>("A", {n, n}, distribution, a);
+    Array db =
+        arrays.from_host<float>("B", {n, n}, distributions[(c + 1) % distributions.size()], b);
+    Array dc = arrays.create("C", device::ElementType::f32, {n, n}, Distribution::tiles({24, 24}));
+    arrays.launch(kernel, Grid{{n, n}, {8, 8}}, work,
+                  {Argument::value<std::int32_t>(n), dc, da, db});
+    const std::vector<float> result = arrays.read_as<float>(dc);
+    for (std::uint64_t i = 0; i < n * n; ++i)
+      ASSERT_NEAR(result[i], expected[i], 1e-3)
+          << "element " << i << " under " << distribution.describe() << ", " << work.describe();
+    // A box of the result, read on its own.
+    const Region box =
+        Region::of(std::array<std::uint64_t, 2>{5, 30}, std::array<std::uint64_t, 2>{17, 41});
+    const std::vector<float> part = arrays.read_as<float>(dc, box);
+    ASSERT_EQ(part.size(), 12u * 11u);
+    for (std::uint64_t i = 0; i < 12; ++i)
+      for (std::uint64_t j = 0; j < 11; ++j)
+        ASSERT_EQ(part[i * 11 + j], result[(5 + i) * n + 30 + j]);
+    arrays.destroy(da);
+    arrays.destroy(db);
+    arrays.destroy(dc);
+  }
+}
+
+TEST(ArrayLaunch, ConsecutiveLaunchesSeeEachOthersWritesAndHalosStayCoherent) {
+  Arrays arrays(*the_node, *the_driver);
+  constexpr std::uint64_t n = 777;
+  std::vector<float> x(n);
+  for (std::uint64_t i = 0; i < n; ++i)
+    x[i] = static_cast<float>(i % 13);
+  // Overlapping chunks: every halo element is held twice and must be updated in both.
+  Array dx = arrays.from_host<float>("x", {n}, Distribution::stencil({100}, {3}), x);
+  const ArrayKernel kernel = scale_kernel();
+  const std::vector<WorkDistribution> works{
+      WorkDistribution::tiled({5}), WorkDistribution::round_robin({2}), WorkDistribution::even()};
+  for (int round = 0; round < 3; ++round) {
+    arrays.launch(kernel, Grid{{n}, {16}}, works[static_cast<std::size_t>(round)],
+                  {Argument::value<std::int32_t>(n), Argument::value(0.5f), dx});
+    for (std::uint64_t i = 0; i < n; ++i)
+      x[i] = 0.5f * x[i] + static_cast<float>(i);
+  }
+  EXPECT_EQ(arrays.read_as<float>(dx), x);
+  // Every chunk's copy holds the same values, halos included: read each chunk's region alone.
+  for (const ArrayChunk& chunk : dx.chunks()) {
+    const std::vector<float> held = arrays.read_as<float>(dx, chunk.placement.region);
+    for (std::uint64_t i = chunk.placement.region.lo[0]; i < chunk.placement.region.hi[0]; ++i)
+      ASSERT_EQ(held[i - chunk.placement.region.lo[0]], x[i]) << "element " << i;
+  }
+  arrays.destroy(dx);
+}
+
+std::string message_of(const std::function<void()>& call) {
+  try {
+    call();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(ArrayLaunch, BadLaunchesAreErrorsNamingKernelAndArgument) {
+  Arrays arrays(*the_node, *the_driver);
+  Array x = arrays.create("x", device::ElementType::f32, {64}, Distribution::row_blocks(16));
+  Array d = arrays.create("d", device::ElementType::f64, {64}, Distribution::row_blocks(16));
+  const ArrayKernel scale = scale_kernel();
+  EXPECT_NE(message_of([&] {
+              arrays.launch(scale, Grid{{64}, {16}}, WorkDistribution::even(),
+                            {Argument::value<std::int32_t>(64), Argument::value(1.0f), d});
+            }).find("kernel 'scale', parameter 'x': takes f32 elements, array 'd' has f64"),
+            std::string::npos);
+  EXPECT_NE(message_of([&] {
+              arrays.launch(scale, Grid{{64}, {16}}, WorkDistribution::even(),
+                            {Argument::value(1.0f), Argument::value(1.0f), x});
+            }).find("parameter 'n': takes a i32, was given a f32"),
+            std::string::npos);
+  // Superblocks whose written regions overlap: refused before anything is planned.
+  const ArrayKernel smear(device::KernelDefinition("smear")
+                              .array<float>("x", device::ParamAccess::read_write)
+                              .cpu([](const device::CpuBlock&) {}),
+                          "global i => readwrite x[i:i+8]");
+  const std::string overlap = message_of([&] {
+    arrays.launch(smear, Grid{{64}, {16}}, WorkDistribution::tiled({1}), {x});
+  });
+  EXPECT_NE(overlap.find("kernel 'smear': superblocks 0 and 1 both write"), std::string::npos)
+      << overlap;
+  EXPECT_NE(message_of([] {
+              ArrayKernel(device::KernelDefinition("k")
+                              .array<float>("y", device::ParamAccess::read)
+                              .cpu([](const device::CpuBlock&) {}),
+                          "global i => read x[i]");
+            }).find("'x' is not a parameter of the kernel"),
+            std::string::npos);
+  arrays.destroy(x);
+  EXPECT_NE(message_of([&] { arrays.read_as<float>(x); }).find("deleted"), std::string::npos);
+  arrays.destroy(d);
+}
+
+}  // namespace
+}  // namespace strata::array::testing
+
+namespace strata::array::testing {
+namespace {
+
+// A file numpy wrote (matplotlib's sample data): loaded into tiles over every rank, a kernel's
+// result saved again, and the saved file read back equals the same computation on the host.
+TEST(ArrayFiles, ANumpyFileGoesThroughTheRanksAndBack) {
+  const std::string sample =
+      "/usr/share/matplotlib/mpl-data/sample_data/axes_grid/bivariate_normal.npy";
+  if (!std::filesystem::exists(sample)) {
+    GTEST_SKIP() << sample << " is missing (Debian package python-matplotlib-data)";
+  }
+  Arrays arrays(*the_node, *the_driver);
+  Array density = arrays.load_npy(sample, "density", Distribution::tiles({4, 6}));
+  EXPECT_EQ(density.shape().describe(), "15x15");
+  EXPECT_EQ(density.type(), device::ElementType::f64);
+  const std::string copy = ::testing::TempDir() + "density-copy.npy";
+  arrays.save_npy(density, copy);
+  NpyHeader original_header, copy_header;
+  EXPECT_EQ(read_npy(copy, copy_header), read_npy(sample, original_header));
+  EXPECT_EQ(copy_header.shape, original_header.shape);
+  arrays.destroy(density);
+  const std::string bad = ::testing::TempDir() + "not-numpy.npy";
+  std::ofstream(bad) << "x,y\n";
+  try {
+    arrays.load_npy(bad, "bad", Distribution::replicated());
+    ADD_FAILURE() << "a CSV file loaded as .npy";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(bad), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace strata::array::testing

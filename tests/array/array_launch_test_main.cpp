@@ -1,0 +1,127 @@
+// Runs the distributed-launch tests as one Strata program: every rank builds its node (CPU and
+// OpenCL devices where available) and defines the kernels; rank 0 runs GoogleTest as the
+// driver's main.
+
+#include <gtest/gtest.h>
+
+#include "array_launch_support.hpp"
+
+namespace strata::array::testing {
+
+node::Node* the_node = nullptr;
+cluster::Driver* the_driver = nullptr;
+
+ArrayKernel stencil_kernel() {
+  return ArrayKernel(device::KernelDefinition("stencil")
+                         .scalar<std::int32_t>("n")
+                         .array<float>("output", device::ParamAccess::write)
+                         .array<float>("input", device::ParamAccess::read)
+                         .cpu([](const device::CpuBlock& block) {
+                           const auto n = static_cast<std::uint64_t>(block.scalar<std::int32_t>(0));
+                           const auto output = block.global_array<float>(1);
+                           const auto input = block.global_array<float>(2);
+                           for (std::uint64_t i = block.begin.x; i < block.end.x && i < n; ++i) {
+                             const float left = i >= 1 ? input(i - 1) : 0.0f;
+                             const float right = i + 1 < n ? input(i + 1) : 0.0f;
+                             output(i) = (left + input(i) + right) / 3.0f;
+                           }
+                         })
+                         .opencl(R"(
+void stencil(uint3 virtBlockIdx, int n, __global float* output, __global const float* input) {
+  const int i = virtBlockIdx.x * get_local_size(0) + get_local_id(0);
+  if (i >= n) return;
+  const float left = i - 1 >= 0 ? input[i - 1] : 0.0f;
+  const float mid = input[i];
+  const float right = i + 1 < n ? input[i + 1] : 0.0f;
+  output[i] = (left + mid + right) / 3.0f;
+}
+)",
+                                 device::KernelStyle::virtual_blocks),
+                     "global i => write output[i], read input[i-1:i+1]");
+}
+
+ArrayKernel matmul_kernel() {
+  return ArrayKernel(device::KernelDefinition("matmul")
+                         .scalar<std::int32_t>("n")
+                         .array<float>("C", device::ParamAccess::write, 2)
+                         .array<float>("A", device::ParamAccess::read, 2)
+                         .array<float>("B", device::ParamAccess::read, 2)
+                         .cpu([](const device::CpuBlock& block) {
+                           const auto n = static_cast<std::uint64_t>(block.scalar<std::int32_t>(0));
+                           const auto c = block.global_array<float>(1);
+                           const auto a = block.global_array<float>(2);
+                           const auto b = block.global_array<float>(3);
+                           for (std::uint64_t i = block.begin.y; i < block.end.y && i < n; ++i) {
+                             for (std::uint64_t j = block.begin.x; j < block.end.x && j < n; ++j) {
+                               float sum = 0;
+                               for (std::uint64_t k = 0; k < n; ++k)
+                                 sum += a(i, k) * b(k, j);
+                               c(i, j) = sum;
+                             }
+                           }
+                         })
+                         .opencl(R"(
+void matmul(uint3 virtBlockIdx, int n, __global float* C, __global const float* A,
+            __global const float* B) {
+  const int j = virtBlockIdx.x * get_local_size(0) + get_local_id(0);
+  const int i = virtBlockIdx.y * get_local_size(1) + get_local_id(1);
+  if (i >= n || j >= n) return;
+  float sum = 0.0f;
+  for (int k = 0; k < n; ++k)
+    sum += A[i * STRATA_STRIDE_A_0 + k * STRATA_STRIDE_A_1] *
+           B[k * STRATA_STRIDE_B_0 + j * STRATA_STRIDE_B_1];
+  C[i * STRATA_STRIDE_C_0 + j * STRATA_STRIDE_C_1] = sum;
+}
+)",
+                                 device::KernelStyle::virtual_blocks),
+                     "global [j, i] => write C[i, j], read A[i, :], read B[:, j]");
+}
+
+ArrayKernel scale_kernel() {
+  return ArrayKernel(device::KernelDefinition("scale")
+                         .scalar<std::int32_t>("n")
+                         .scalar<float>("a")
+                         .array<float>("x", device::ParamAccess::read_write)
+                         .cpu([](const device::CpuBlock& block) {
+                           const auto n = static_cast<std::uint64_t>(block.scalar<std::int32_t>(0));
+                           const float a = block.scalar<float>(1);
+                           const auto x = block.global_array<float>(2);
+                           for (std::uint64_t i = block.begin.x; i < block.end.x && i < n; ++i)
+                             x(i) = a * x(i) + static_cast<float>(i);
+                         })
+                         .opencl(R"(
+void scale(uint3 virtBlockIdx, int n, float a, __global float* x) {
+  const int i = virtBlockIdx.x * get_local_size(0) + get_local_id(0);
+  if (i < n) x[i] = a * x[i] + (float)i;
+}
+)",
+                                 device::KernelStyle::virtual_blocks),
+                     "global i => readwrite x[i]");
+}
+
+std::vector<ArrayKernel> all_kernels() {
+  return {stencil_kernel(), matmul_kernel(), scale_kernel()};
+}
+
+}  // namespace strata::array::testing
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  strata::node::NodeOptions options;
+  auto& runtime = options.config.section<strata::runtime::RuntimeSettings>();
+  auto& devices = options.config.section<strata::device::DeviceSettings>();
+  auto& memory = options.config.section<strata::memory::MemorySettings>();
+  runtime.cpu_threads = 2;
+  devices.backends = "cpu,opencl";
+  memory.device_capacity = 16ull << 20;
+  memory.host_capacity = 64ull << 20;
+  strata::node::Node node(argc, argv, options);
+  strata::array::Arrays::prepare(node, strata::array::testing::all_kernels());
+  strata::array::testing::the_node = &node;
+  int tests = 0;
+  const int status = node.program().run([&](strata::cluster::Driver& driver) {
+    strata::array::testing::the_driver = &driver;
+    tests = RUN_ALL_TESTS();
+  });
+  return status != 0 ? status : tests;
+}
