@@ -738,18 +738,6 @@ void RuntimeCore::unstage(TaskState* task) {
   }
 }
 
-void RuntimeCore::count_success(const TaskState* task) {
-  // On a worker of the task's own executor, in that worker's counters (only it writes them): no
-  // counter shared by all workers is written per task.
-  const WorkerIdentity& me = current_worker();
-  if (me.executor != nullptr && me.executor == executors_[task->executor.index].get()) {
-    std::atomic<std::uint64_t>& mine = me.executor->counters(me.worker).succeeded;
-    mine.store(mine.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-    return;
-  }
-  succeeded_.fetch_add(1, std::memory_order_relaxed);
-}
-
 void RuntimeCore::finish_one(TaskState* task, TaskStatus status,
                              std::shared_ptr<const FailureRecord> failure) {
   if (task->pulled) end_pull(task);  // pulled, then failed to stage or was cancelled
@@ -782,17 +770,7 @@ void RuntimeCore::finish_one(TaskState* task, TaskStatus status,
     return;
   }
   auto& callbacks = task->callbacks;
-  switch (status) {
-    case TaskStatus::succeeded:
-      if (!task->internal) count_success(task);
-      break;
-    case TaskStatus::failed:
-      failed_.fetch_add(1, std::memory_order_relaxed);
-      break;
-    default:
-      cancelled_.fetch_add(1, std::memory_order_relaxed);
-      break;
-  }
+  if (!task->internal) summary_observer_.on_finish(task->name, task->id, status);
   if (observing_.load(std::memory_order_relaxed) && !task->internal) {
     if (const auto observers = observers_.load(std::memory_order_acquire)) {
       for (const auto& observer : *observers)
@@ -953,25 +931,11 @@ void RuntimeCore::add_callback(TaskState* task, std::function<void(const TaskHan
 }
 
 RunSummary RuntimeCore::summary() const {
-  RunSummary summary;
-  summary.wall_seconds = static_cast<double>(now_ns()) / 1e9;
-  summary.tasks_succeeded = succeeded_.load();
-  summary.tasks_failed = failed_.load();
-  summary.tasks_cancelled = cancelled_.load();
-  for (std::uint32_t i = 0; i < executor_count_.load(); ++i) {
-    const Executor& executor = *executors_[i];
-    ExecutorSummary entry{executor.name(), executor.worker_count(), 0, 0, 0};
-    for (unsigned w = 0; w < executor.worker_count(); ++w) {
-      entry.busy_seconds += static_cast<double>(executor.busy_ns(w)) / 1e9;
-      entry.tasks += executor.counters(w).tasks.load();
-      summary.tasks_succeeded += executor.counters(w).succeeded.load();
-    }
-    if (summary.wall_seconds > 0) {
-      entry.utilization =
-          std::min(1.0, entry.busy_seconds / (summary.wall_seconds * executor.worker_count()));
-    }
-    summary.executors.push_back(std::move(entry));
-  }
+  std::vector<const Executor*> executors;
+  for (std::uint32_t i = 0; i < executor_count_.load(); ++i)
+    executors.push_back(executors_[i].get());
+  RunSummary summary =
+      summary_observer_.summary(executors, static_cast<double>(now_ns()) / 1e9);
   if (hook_ != nullptr) summary.staging = hook_->summary();
   return summary;
 }

@@ -11,6 +11,7 @@
 #include "data_state.hpp"
 #include "ready_pool.hpp"
 #include "staging_budget.hpp"
+#include "summary_observer.hpp"
 #include "strata/base/config.hpp"
 #include "strata/runtime/executor.hpp"
 #include "strata/runtime/run_summary.hpp"
@@ -146,7 +147,12 @@ class RuntimeCore final : public TaskRunner {
   void fail(TaskState* task, std::exception_ptr error);
   void finish(TaskState* task, TaskStatus status, std::shared_ptr<const FailureRecord> failure);
   void finish_one(TaskState* task, TaskStatus status, std::shared_ptr<const FailureRecord> failure);
-  void count_success(const TaskState* task);
+  // Whether `executor` is registered with this runtime.
+  bool owns(const Executor* executor) const {
+    const std::uint32_t index = executor->id().index;
+    return index < executor_count_.load(std::memory_order_acquire) &&
+           executors_[index].get() == executor;
+  }
   bool should_cancel(const TaskState* task) const;
   void note_failure(const std::shared_ptr<const FailureRecord>& failure);
   // Whether a wait_all() has collected `failure` (it ended before that call returned).
@@ -203,9 +209,9 @@ class RuntimeCore final : public TaskRunner {
   std::shared_ptr<const FailureRecord> first_failure_;
   std::atomic<std::uint64_t> collections_{0};  // wait_all() calls that collected failures
 
-  alignas(64) std::atomic<std::uint64_t> succeeded_{0};
-  std::atomic<std::uint64_t> failed_{0};
-  std::atomic<std::uint64_t> cancelled_{0};
+  // The run summary's observer, told of every finished task ahead of the others.
+  SummaryObserver summary_observer_{
+      [this](const Executor* executor) { return owns(executor); }};
   alignas(64) Tracer tracer_;
   // Observers, replaced whole under observers_lock_ and read without it; `observing_` spares the
   // read (an atomic shared_ptr load) to runs without observers.
