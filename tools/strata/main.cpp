@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
   CLI::App& config = add_config_command(app, config_options);
   CLI::App& demo = add_demo_command(app, demo_options);
   CLI::App& launch = add_launch_command(app, launch_options);
-  CLI::App& allpairs = add_allpairs_command(app, allpairs_options);
+  CLI::App& allpairs = add_allpairs_command(app, allpairs_options, setting_flags);
   for (CLI::App* command : {&info, &config, &demo, &allpairs})
     setting_flags.add_to(*command);
   // ... and after `allpairs run`, `allpairs generate`, ...
