@@ -4,8 +4,10 @@
 
 #include <cstdio>
 #include <memory>
+#include <utility>
 
 #include "rank_engine.hpp"
+#include "strata/allpairs/cache_size.hpp"
 
 namespace strata::allpairs {
 
@@ -75,6 +77,23 @@ std::string EngineReport::format() const {
         calibrated_minimum_seconds(), calibrated_efficiency() * 100);
   }
   return out;
+}
+
+CacheOptions CacheOptions::from(const Config& config) {
+  const auto& settings = config.section<AllPairsSettings>();
+  const CacheSize device = parse_cache_size("allpairs_device_cache", settings.device_cache, "code");
+  const CacheSize host = parse_cache_size("allpairs_host_cache", settings.host_cache, "code");
+  return {device.bytes, device.slots, host.bytes, host.slots, settings.distributed_cache,
+          settings.hops};
+}
+
+EngineOptions EngineOptions::from(Config config) {
+  EngineOptions options;
+  options.config = std::move(config);
+  options.cache = CacheOptions::from(options.config);
+  options.jobs_per_device = options.config.section<AllPairsSettings>().jobs_per_device;
+  options.leaf = options.config.section<AllPairsSettings>().leaf;
+  return options;
 }
 
 namespace {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 
 #include "strata/base/error.hpp"
 #include "strata/base/units.hpp"
@@ -62,6 +63,14 @@ std::uint64_t parse_bytes_setting(std::string_view name, std::string_view value,
     setting_malformed(name, value, source, "a byte size like 1GiB");
   }
   return in_range(name, value, source, parsed, min, max, "a number of bytes");
+}
+
+bool parse_switch_setting(std::string_view name, std::string_view value, std::string_view source) {
+  constexpr std::array<std::string_view, 4> on{"on", "true", "yes", "1"};
+  constexpr std::array<std::string_view, 4> off{"off", "false", "no", "0"};
+  if (std::find(on.begin(), on.end(), value) != on.end()) return true;
+  if (std::find(off.begin(), off.end(), value) != off.end()) return false;
+  setting_malformed(name, value, source, "on or off");
 }
 
 std::string exact_bytes_text(std::uint64_t bytes) {

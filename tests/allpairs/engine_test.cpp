@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <thread>
 
@@ -106,6 +107,45 @@ INSTANTIATE_TEST_SUITE_P(
                       CacheCase{"no_distributed", CacheOptions{.distributed = false}, 4},
                       CacheCase{"three_hops", CacheOptions{.host_slots = 6, .hops = 3}, 4}),
     [](const auto& test) { return std::string(test.param.name); });
+
+// Sets an environment variable for one scope.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) { setenv(name, value, 1); }
+  ~ScopedEnv() { unsetenv(name_); }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+};
+
+// STRATA_ALLPAIRS_* variables reach a run through the options' defaults: caches of a few items
+// load items again, where an unlimited cache loads each item once (the "unlimited" case above).
+TEST(EngineSettings, EnvironmentVariablesSizeTheCaches) {
+  const auto dir = shared_directory("allpairs-environment");
+  if (network().rank() == 0) write_vectors(dir, items, 11);
+  barrier();
+  VectorApplication app(dir, items);
+  const ScopedEnv host("STRATA_ALLPAIRS_HOST_CACHE", "4 slots");
+  const ScopedEnv device("STRATA_ALLPAIRS_DEVICE_CACHE", "3 slots");
+  const ScopedEnv leaf("STRATA_ALLPAIRS_LEAF", "2");
+  const ScopedEnv jobs("STRATA_ALLPAIRS_JOBS_PER_DEVICE", "3");
+  EngineOptions options;
+  EXPECT_EQ(options.cache.host_slots, 4u);
+  EXPECT_EQ(options.cache.device_slots, 3u);
+  EXPECT_EQ(options.cache.host_bytes + options.cache.device_bytes, 0u);
+  EXPECT_EQ(options.leaf, 2u);
+  EXPECT_EQ(options.jobs_per_device, 3u);
+  options.output = dir / "results.bin";
+  options.config.section<runtime::RuntimeSettings>().cpu_threads = 2;
+  options.config.section<device::DeviceSettings>().kernel_cache_dir = "off";
+  const EngineReport report = run_and_check(app, options, PairSpace::all_pairs(items));
+  if (network().rank() == 0) {
+    EXPECT_GT(report.loads + report.remote_hits, std::uint64_t{items})
+        << "a host cache of 4 items loads items again";
+  }
+}
 
 // One node per process: an all-pairs run and a planned job work on it at the same time, on every
 // rank, and both are correct.

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
@@ -31,6 +32,8 @@ struct TestSettings {
   std::uint64_t room = 0;
   std::string path = "out.json";
   std::string mode = "fast";
+  unsigned hops = 1;
+  bool fast = true;
 };
 
 void check_not_empty(std::string_view name, std::string_view value, std::string_view source) {
@@ -53,6 +56,8 @@ void check_not_empty(std::string_view name, std::string_view value, std::string_
          text_setting<&TestSettings::path>("test_path", "path", "A file.", check_not_empty),
          choice_setting<&TestSettings::mode>("test_mode", "choice", {"fast", "slow"},
                                              "fast or slow."),
+         count_setting<&TestSettings::hops>("test_hops", 1, 1024, "Hops, 1 to 1024."),
+         switch_setting<&TestSettings::fast>("test_fast", "Fast, on or off."),
      }});
 
 // Sets an environment variable for one scope.
@@ -167,7 +172,7 @@ TEST(Config, TableNamesEverySettingOnceWithEnvironmentAndFlag) {
   EXPECT_EQ(settings().size(), names.size());
 }
 
-const std::array<testing::NumericSetting, 6> numeric_settings{{
+const std::array<testing::NumericSetting, 7> numeric_settings{{
     {"test_threads", false, 0, testing::uint_max,
      [](const Config& c) -> std::uint64_t { return c.section<TestSettings>().threads; }},
     {"test_workers", false, 1, testing::uint_max,
@@ -180,7 +185,41 @@ const std::array<testing::NumericSetting, 6> numeric_settings{{
      [](const Config& c) -> std::uint64_t { return c.section<TestSettings>().budget; }},
     {"test_room", true, 0, testing::uint64_max,
      [](const Config& c) -> std::uint64_t { return c.section<TestSettings>().room; }},
+    {"test_hops", false, 1, 1024,
+     [](const Config& c) -> std::uint64_t { return c.section<TestSettings>().hops; }},
 }};
+
+// A count's range may end below its type's maximum; one beyond the type is a bug of the
+// declaration, not of a value.
+TEST(Config, CountRangesEndWhereDeclared) {
+  Config config;
+  EXPECT_EQ(error_of([&] { config.set("test_hops", "1025", "--test-hops"); }),
+            "setting 'test_hops' from --test-hops: '1025' is out of range: expected an integer "
+            "from 1 to 1024");
+  config.set("test_hops", "1024");
+  EXPECT_EQ(config.section<TestSettings>().hops, 1024u);
+  EXPECT_THROW(count_setting<&TestSettings::small>("test_bad", 0, 256, "A byte."),
+               std::logic_error);
+  EXPECT_THROW(count_setting<&TestSettings::small>("test_bad", 5, 4, "A byte."), std::logic_error);
+}
+
+TEST(Config, SwitchesAreOnOrOff) {
+  Config config;
+  EXPECT_EQ(config.get("test_fast"), "on");
+  for (const char* off : {"off", "false", "no", "0"}) {
+    config.section<TestSettings>().fast = true;
+    config.set("test_fast", off);
+    EXPECT_FALSE(config.section<TestSettings>().fast) << off;
+    EXPECT_EQ(config.get("test_fast"), "off");
+  }
+  for (const char* on : {"on", "true", "yes", "1"}) {
+    config.set("test_fast", on);
+    EXPECT_TRUE(config.section<TestSettings>().fast) << on;
+  }
+  EXPECT_EQ(error_of([&] { config.set("test_fast", "maybe", "STRATA_TEST_FAST"); }),
+            "setting 'test_fast' from STRATA_TEST_FAST: 'maybe' is not on or off");
+  EXPECT_TRUE(config.section<TestSettings>().fast);
+}
 
 // Issue 14: counts beyond the field's type used to wrap around when narrowed.
 TEST(Config, CountsBeyondTheirTypeAreRefusedNotWrapped) {

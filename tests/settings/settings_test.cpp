@@ -13,6 +13,8 @@
 #include <string_view>
 
 #include "../base/setting_reference.hpp"
+#include "strata/allpairs/engine.hpp"
+#include "strata/allpairs/settings.hpp"
 #include "strata/base/config.hpp"
 #include "strata/base/setting_table.hpp"
 #include "strata/device/settings.hpp"
@@ -42,11 +44,12 @@ std::uint64_t field(const Config& config) {
   return config.section<Section>().*Member;
 }
 
+using allpairs::AllPairsSettings;
 using cluster::ClusterSettings;
 using memory::MemorySettings;
 using runtime::RuntimeSettings;
 
-const std::array<testing::NumericSetting, 9> numeric_settings{{
+const std::array<testing::NumericSetting, 12> numeric_settings{{
     {"cpu_threads", false, 0, uint_max, field<RuntimeSettings, &RuntimeSettings::cpu_threads>},
     {"io_threads", false, 1, uint_max, field<RuntimeSettings, &RuntimeSettings::io_threads>},
     {"max_tasks_in_flight", false, 1, uint64_max,
@@ -61,14 +64,18 @@ const std::array<testing::NumericSetting, 9> numeric_settings{{
     {"spill_capacity", true, 0, uint64_max, field<MemorySettings, &MemorySettings::spill_capacity>},
     {"network_piece_bytes", true, 1, uint64_max,
      field<ClusterSettings, &ClusterSettings::network_piece_bytes>},
+    {"allpairs_hops", false, 1, 1024, field<AllPairsSettings, &AllPairsSettings::hops>},
+    {"allpairs_jobs_per_device", false, 1, 65536,
+     field<AllPairsSettings, &AllPairsSettings::jobs_per_device>},
+    {"allpairs_leaf", false, 1, 1000000, field<AllPairsSettings, &AllPairsSettings::leaf>},
 }};
 
 TEST(Settings, EveryLayerDeclaresItsSectionInLayerOrder) {
   std::vector<std::string_view> sections;
   for (const SettingsSection& section : setting_sections())
     sections.push_back(section.name);
-  EXPECT_EQ(sections,
-            (std::vector<std::string_view>{"base", "device", "memory", "runtime", "cluster"}));
+  EXPECT_EQ(sections, (std::vector<std::string_view>{"base", "device", "memory", "runtime",
+                                                     "cluster", "allpairs"}));
   std::set<std::string> names;
   Config config;
   for (const SettingInfo& info : settings()) {
@@ -94,6 +101,58 @@ TEST(Settings, EnvironmentReachesTheSectionsCodeReads) {
   EXPECT_EQ(config.section<device::DeviceSettings>().backends, "cpu");
   EXPECT_EQ(config.section<MemorySettings>().spill_dir, "/var/tmp");
   EXPECT_EQ(config.section<ClusterSettings>().network_piece_bytes, 1u << 20);
+}
+
+TEST(Settings, EnvironmentReachesTheAllPairsOptions) {
+  ScopedEnv device("STRATA_ALLPAIRS_DEVICE_CACHE", "256MiB");
+  ScopedEnv host("STRATA_ALLPAIRS_HOST_CACHE", "40 slots");
+  ScopedEnv distributed("STRATA_ALLPAIRS_DISTRIBUTED_CACHE", "off");
+  ScopedEnv hops("STRATA_ALLPAIRS_HOPS", "3");
+  ScopedEnv jobs("STRATA_ALLPAIRS_JOBS_PER_DEVICE", "5");
+  ScopedEnv leaf("STRATA_ALLPAIRS_LEAF", "7");
+  const allpairs::EngineOptions options =
+      allpairs::EngineOptions::from(Config::from_environment(UnknownSettings::error));
+  EXPECT_EQ(options.config.section<AllPairsSettings>().host_cache, "40 slots");
+  EXPECT_EQ(options.cache.device_bytes, 256u << 20);
+  EXPECT_EQ(options.cache.device_slots, 0u);
+  EXPECT_EQ(options.cache.host_bytes, 0u);
+  EXPECT_EQ(options.cache.host_slots, 40u);
+  EXPECT_FALSE(options.cache.distributed);
+  EXPECT_EQ(options.cache.hops, 3u);
+  EXPECT_EQ(options.jobs_per_device, 5u);
+  EXPECT_EQ(options.leaf, 7u);
+}
+
+// Cache sizes are bytes or slots; a malformed one, 0 bytes or fewer than 2 slots is an error
+// naming the setting, the value and where it came from.
+TEST(Settings, AllPairsCacheSizesAreBytesOrSlots) {
+  Config config;
+  for (const char* size : {"", "1", "256MiB", "1.5 GiB", "2 slots", "40slots", "40   slots"}) {
+    config.set("allpairs_device_cache", size);
+    EXPECT_EQ(config.get("allpairs_device_cache"), size);
+  }
+  config.set("allpairs_host_cache", "40slots");
+  EXPECT_EQ(allpairs::CacheOptions::from(config).host_slots, 40u);
+  EXPECT_EQ(error_of([&] { config.set("allpairs_host_cache", "1 slot", "--host-cache"); }),
+            "setting 'allpairs_host_cache' from --host-cache: '1 slot' is not at least 2 slots (a "
+            "pair needs both its items in the cache)");
+  EXPECT_EQ(error_of([&] { config.set("allpairs_device_cache", "0B", "STRATA_X"); }),
+            "setting 'allpairs_device_cache' from STRATA_X: '0B' is not more than 0 bytes, or at "
+            "least 2 slots");
+  for (const char* bad :
+       {"lots", "slots", "x slots", "-3 slots", "40 slotsx", "5 sluts", "1e400"}) {
+    const std::string message =
+        error_of([&] { config.set("allpairs_device_cache", bad, "STRATA_X"); });
+    EXPECT_EQ(message, "setting 'allpairs_device_cache' from STRATA_X: '" + std::string(bad) +
+                           "' is not bytes (256MiB) or slots (40 slots)");
+  }
+  EXPECT_EQ(config.get("allpairs_device_cache"), "40   slots") << "refused values change nothing";
+  EXPECT_EQ(error_of([&] { config.set("allpairs_distributed_cache", "maybe"); }),
+            "setting 'allpairs_distributed_cache' from code: 'maybe' is not on or off");
+  // A value code wrote into the section bypasses set(); using it is still an error naming it.
+  config.section<AllPairsSettings>().host_cache = "half";
+  EXPECT_NE(error_of([&] { allpairs::CacheOptions::from(config); }).find("allpairs_host_cache"),
+            std::string::npos);
 }
 
 TEST(Settings, ChoicesAndListsAreChecked) {

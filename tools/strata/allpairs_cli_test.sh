@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # End-to-end checks of `strata allpairs` as a user runs it.
 # Usage: allpairs_cli_test.sh STRATA MODE APP ITEMS [NP]
-#   recovers:  generate ITEMS items, run on NP processes (default 1): exit 0, truth recovered
+#   recovers:  generate ITEMS items, run on NP processes (default 1): exit 0, truth recovered;
+#              the host cache comes from STRATA_ALLPAIRS_HOST_CACHE, --hops beats its variable
 #   bad_input: one file cut short: the run stops naming it (NP processes); with
 #              --skip-bad-input the run completes and counts the skipped item
 #   outputs:   setting flags after the subcommand; the answer's files are written beside the
 #              results and named in the report; without the truth file the run exits 0
-#   bad_options: nonsense option values are errors naming the option and its range
+#   bad_options: nonsense option values, given as flags or STRATA_ALLPAIRS_* variables, are
+#              errors naming the setting, the flag or variable, and the range
 #   real_photos: APP is camera, ITEMS a directory of real photos named *_BODY_NUMBER.JPG: the
 #              groups written are the bodies
 set -euo pipefail
@@ -63,12 +65,17 @@ if [[ $mode == bad_options ]]; then
     must_fail_naming "${option% *}" "$strata" allpairs run "$app" "$dir" --quiet $option
     grep -q "range" "$dir/err.txt" || { echo "no range given"; exit 1; }
   done
-  for cache in --device-cache --host-cache; do
-    must_fail_naming "$cache '0 slots': at least 2 slots" \
-      "$strata" allpairs run "$app" "$dir" --quiet "$cache" "0 slots"
-    must_fail_naming "$cache '0B': more than 0 bytes" \
-      "$strata" allpairs run "$app" "$dir" --quiet "$cache" "0B"
+  for cache in device host; do
+    must_fail_naming "'allpairs_${cache}_cache' from --$cache-cache: '0 slots' is not at least 2" \
+      "$strata" allpairs run "$app" "$dir" --quiet "--$cache-cache" "0 slots"
+    must_fail_naming "'allpairs_${cache}_cache' from --$cache-cache: '0B' is not more than 0" \
+      "$strata" allpairs run "$app" "$dir" --quiet "--$cache-cache" "0B"
   done
+  # The settings' variables reach `run` too, named in the error; a flag beats the variable.
+  must_fail_naming "'allpairs_leaf' from STRATA_ALLPAIRS_LEAF" \
+    env STRATA_ALLPAIRS_LEAF=0 "$strata" allpairs run "$app" "$dir" --quiet
+  must_fail_naming "'allpairs_host_cache' from STRATA_ALLPAIRS_HOST_CACHE: 'many'" \
+    env STRATA_ALLPAIRS_HOST_CACHE=many "$strata" allpairs run "$app" "$dir" --quiet
   [[ ! -e $dir/results.bin ]] || { echo "a refused run wrote results"; exit 1; }
   exit 0
 fi
@@ -83,6 +90,8 @@ case $mode in
     "$strata" allpairs run "$app" "$dir" --quiet --device-cache 64MiB --trace "$trace" \
       --cpu-threads 2 | tee "$dir/out.txt"
     grep -q "the truth was recovered" "$dir/out.txt"
+    grep -q "allpairs_device_cache=64MiB (--device-cache)" "$dir/out.txt" ||
+      { echo "the run does not report its device cache flag"; exit 1; }
     [[ -s $trace ]] || { echo "--trace after the subcommand wrote no trace"; exit 1; }
     for file in $(outputs_of "$app"); do
       [[ -s $dir/$file ]] || { echo "no $file"; exit 1; }
@@ -97,9 +106,14 @@ case $mode in
     done
     ;;
   recovers)
-    "${launcher[@]}" "$strata" allpairs run "$app" "$dir" --quiet --device-cache 64MiB \
-      --host-cache "$((items / 2 + 2)) slots" | tee "$dir/out.txt"
+    # The host cache from the environment; hops from the environment overridden by the flag.
+    STRATA_ALLPAIRS_HOST_CACHE="$((items / 2 + 2)) slots" STRATA_ALLPAIRS_HOPS=5 \
+      "${launcher[@]}" "$strata" allpairs run "$app" "$dir" --quiet --device-cache 64MiB \
+      --hops 2 | tee "$dir/out.txt"
     grep -q "the truth was recovered" "$dir/out.txt"
+    grep -q "allpairs_host_cache=$((items / 2 + 2)) slots (STRATA_ALLPAIRS_HOST_CACHE)" \
+      "$dir/out.txt" || { echo "the host cache from the environment is not reported"; exit 1; }
+    grep -q "allpairs_hops=2 (--hops)" "$dir/out.txt" || { echo "--hops did not win"; exit 1; }
     ;;
   bad_input)
     victim=$(find "$dir" -type f ! -name 'truth*' | sort | sed -n 3p)

@@ -5,42 +5,30 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <optional>
 
 #include "allpairs_apps.hpp"
 #include "progress_line.hpp"
 #include "strata/allpairs/engine.hpp"
-#include "strata/base/error.hpp"
-#include "strata/base/units.hpp"
+#include "strata/base/setting_table.hpp"
 #include "strata/node/node.hpp"
 
 namespace strata::cli {
 
 namespace {
 
-// "40 slots" or "40slots" -> slots; "256MiB" -> bytes; empty -> nothing set.
-void parse_cache_size(const std::string& text, const char* flag, std::uint64_t& bytes,
-                      std::uint64_t& slots) {
-  if (text.empty()) return;
-  const auto at = text.find("slot");
-  if (at != std::string::npos) {
-    const auto count = at == 0
-                           ? std::nullopt
-                           : parse_count(text.substr(0, text.find_last_not_of(' ', at - 1) + 1));
-    if (!count) throw Error(fmt::format("{} '{}': expected a number of slots", flag, text));
-    if (*count < 2)
-      throw Error(fmt::format(
-          "{} '{}': at least 2 slots (a pair needs both its items in the cache)", flag, text));
-    slots = *count;
-    return;
+// The "allpairs" settings the run used, each with where its value came from unless a default:
+// "allpairs settings: allpairs_device_cache=64MiB (--device-cache), ...".
+std::string allpairs_settings_line(const EffectiveConfig& effective) {
+  const auto table = settings();
+  std::string line = "allpairs settings:";
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    if (table[i].section != "allpairs") continue;
+    const std::string value = table[i].read(effective.config);
+    line += fmt::format("{} {}={}", line.back() == ':' ? "" : ",", table[i].name,
+                        value.empty() ? "none" : value);
+    if (effective.sources[i] != "default") line += fmt::format(" ({})", effective.sources[i]);
   }
-  const auto size = parse_bytes(text);
-  if (!size)
-    throw Error(fmt::format("{} '{}': expected bytes (256MiB) or slots (40 slots)", flag, text));
-  if (*size == 0)
-    throw Error(
-        fmt::format("{} '{}': more than 0 bytes (256MiB), or at least 2 slots", flag, text));
-  bytes = *size;
+  return line;
 }
 
 std::string bar(const allpairs::Progress& progress) {
@@ -116,21 +104,13 @@ int evaluate(const AllPairsApp& app, const std::filesystem::path& dir,
 int run(const EffectiveConfig& effective, const AllPairsOptions& options) {
   const AllPairsApp& app = find_allpairs_app(options.application);
   const std::filesystem::path dir = options.directory;
-  allpairs::EngineOptions engine;
+  // The caches, hops, jobs and leaf: the "allpairs" section of the effective configuration.
+  allpairs::EngineOptions engine = allpairs::EngineOptions::from(effective.config);
   engine.output =
       options.output.empty() ? dir / "results.bin" : std::filesystem::path(options.output);
   engine.resume = options.resume;
-  engine.config = effective.config;
   engine.devices = options.devices;
-  engine.jobs_per_device = options.jobs;
-  engine.leaf = options.leaf;
   engine.bad_input = options.skip_bad_input ? allpairs::BadInput::skip : allpairs::BadInput::stop;
-  parse_cache_size(options.device_cache, "--device-cache", engine.cache.device_bytes,
-                   engine.cache.device_slots);
-  parse_cache_size(options.host_cache, "--host-cache", engine.cache.host_bytes,
-                   engine.cache.host_slots);
-  engine.cache.distributed = !options.no_distributed;
-  engine.cache.hops = options.hops;
 
   ProgressLine line;
   if (!options.quiet) {
@@ -144,7 +124,8 @@ int run(const EffectiveConfig& effective, const AllPairsOptions& options) {
     allpairs::Progress last{report.pairs_total, report.pairs_total, report.seconds};
     line.finish(bar(last));
   }
-  fmt::print("{}\n{}", report.format(), report.runtime_summary);
+  fmt::print("{}\n{}\n{}", report.format(), allpairs_settings_line(effective),
+             report.runtime_summary);
   fmt::print("results: {}\n", engine.output.string());
   if (!options.report_json.empty()) {
     std::ofstream(options.report_json) << report_json(report).dump(2) << "\n";
@@ -166,7 +147,8 @@ int run(const EffectiveConfig& effective, const AllPairsOptions& options) {
 
 }  // namespace
 
-CLI::App& add_allpairs_command(CLI::App& app, AllPairsOptions& options) {
+CLI::App& add_allpairs_command(CLI::App& app, AllPairsOptions& options,
+                               SettingFlags& setting_flags) {
   CLI::App* command = app.add_subcommand(
       "allpairs", "All-pairs applications (rocket): list, generate a data set, run, evaluate");
   command->require_subcommand(1);
@@ -192,20 +174,19 @@ CLI::App& add_allpairs_command(CLI::App& app, AllPairsOptions& options) {
   run->add_option("directory", options.directory, "The data set")->required();
   run->add_option("--output", options.output, "Results file (default: DIRECTORY/results.bin)");
   run->add_flag("--resume", options.resume, "Continue an interrupted run from its journal");
-  run->add_option("--device-cache", options.device_cache,
-                  "Device cache per device: bytes (256MiB) or slots ('40 slots')");
-  run->add_option("--host-cache", options.host_cache,
-                  "Host cache per process: bytes (1GiB) or slots ('200 slots')");
-  run->add_flag("--no-distributed", options.no_distributed,
-                "Do not ask other processes' caches before loading an item");
-  run->add_option("--hops", options.hops,
-                  "Candidates asked per distributed cache request (h), 1 to 1024")
-      ->check(CLI::Range(1u, 1024u));
-  run->add_option("--jobs", options.jobs, "Jobs in flight per device (back-pressure), 1 to 65536")
-      ->check(CLI::Range(1u, 65536u));
-  run->add_option("--leaf", options.leaf,
-                  "Blocks of at most LEAF x LEAF pairs are not split, 1 to 1000000")
-      ->check(CLI::Range(1u, 1000000u));
+  // The "allpairs" settings under short names; the --allpairs-* flags work as well.
+  setting_flags.add_alias(*run, "allpairs_device_cache", "--device-cache",
+                          "Device cache per device: bytes (256MiB) or slots ('40 slots')");
+  setting_flags.add_alias(*run, "allpairs_host_cache", "--host-cache",
+                          "Host cache per process: bytes (1GiB) or slots ('200 slots')");
+  setting_flags.add_switch_alias(*run, "allpairs_distributed_cache", "--no-distributed", "off",
+                                 "Do not ask other processes' caches before loading an item");
+  setting_flags.add_alias(*run, "allpairs_hops", "--hops",
+                          "Candidates asked per distributed cache request (h), 1 to 1024");
+  setting_flags.add_alias(*run, "allpairs_jobs_per_device", "--jobs",
+                          "Jobs in flight per device (back-pressure), 1 to 65536");
+  setting_flags.add_alias(*run, "allpairs_leaf", "--leaf",
+                          "Blocks of at most LEAF x LEAF pairs are not split, 1 to 1000000");
   run->add_option("--devices", options.devices, "Backends to compute on: cpu, opencl, cuda");
   run->add_flag("--skip-bad-input", options.skip_bad_input,
                 "Skip unreadable items with a warning instead of stopping");

@@ -11,7 +11,8 @@
 
 namespace strata::cli {
 
-// The options of `strata allpairs ...`.
+// The options of `strata allpairs ...` besides the settings of the "allpairs" section (cache
+// sizes, hops, jobs, leaf), which `run` takes as flags and reads from the effective config.
 struct AllPairsOptions {
   std::string application;
   std::string directory;
@@ -19,20 +20,17 @@ struct AllPairsOptions {
   std::uint64_t seed = 1;
   std::string output;  // run: default <directory>/results.bin
   bool resume = false;
-  std::string device_cache;  // bytes ("256MiB") or slots ("40 slots")
-  std::string host_cache;
-  bool no_distributed = false;
-  unsigned hops = 1;
-  unsigned jobs = 16;
-  unsigned leaf = 4;
   std::string devices = "cpu";
   bool skip_bad_input = false;
   bool quiet = false;
   std::string report_json;  // run: also write the report as JSON here
 };
 
-// Adds `allpairs` with its subcommands `list`, `generate`, `run`, `evaluate`.
-CLI::App& add_allpairs_command(CLI::App& app, AllPairsOptions& options);
+// Adds `allpairs` with its subcommands `list`, `generate`, `run`, `evaluate`; `run`'s
+// --device-cache, --host-cache, --no-distributed, --hops, --jobs and --leaf are aliases of the
+// allpairs_* setting flags in `setting_flags`.
+CLI::App& add_allpairs_command(CLI::App& app, AllPairsOptions& options,
+                               SettingFlags& setting_flags);
 
 // Runs whichever subcommand was given; returns the exit status.
 int run_allpairs_command(const CLI::App& command, const EffectiveConfig& effective,

@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
   CLI::App& config = add_config_command(app, config_options);
   CLI::App& demo = add_demo_command(app, demo_options);
   CLI::App& launch = add_launch_command(app, launch_options);
-  CLI::App& allpairs = add_allpairs_command(app, allpairs_options);
+  CLI::App& allpairs = add_allpairs_command(app, allpairs_options, setting_flags);
   CLI::App& arrays = add_arrays_command(app, arrays_options);
   for (CLI::App* command : {&info, &config, &demo, &allpairs, &arrays})
     setting_flags.add_to(*command);

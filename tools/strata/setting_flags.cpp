@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <stdexcept>
 
 // Every layer's settings: the CLI links them all and offers each as a flag.
+#include "strata/allpairs/settings.hpp"
 #include "strata/base/setting_table.hpp"
 #include "strata/cluster/settings.hpp"
 #include "strata/device/settings.hpp"
@@ -26,7 +28,48 @@ std::string value_placeholder(std::string_view type) {
   return upper;
 }
 
+// The index of the setting `name` in strata::settings(); std::logic_error when there is none.
+std::size_t index_of(std::string_view name) {
+  const auto table = settings();
+  for (std::size_t index = 0; index < table.size(); ++index) {
+    if (table[index].name == name) return index;
+  }
+  throw std::logic_error(fmt::format("no setting '{}' to alias", name));
+}
+
+// An alias's help: its own, then the setting it sets, its default and its variable.
+std::string alias_help(const SettingInfo& info, std::string_view help) {
+  const std::string value = info.read(Config{});
+  return fmt::format("{} (sets {}; default: {}; env: {})", help, info.name,
+                     value.empty() ? "none" : value, info.environment_variable());
+}
+
 }  // namespace
+
+void SettingFlags::add_alias(CLI::App& app, std::string_view setting, const std::string& flag,
+                             std::string_view help) {
+  const std::size_t index = index_of(setting);
+  const SettingInfo& info = settings()[index];
+  app.add_option_function<std::string>(
+         flag,
+         [this, index, flag](const std::string& value) {
+           given_.push_back({index, value, flag});
+         },
+         alias_help(info, help))
+      ->type_name(value_placeholder(info.type));
+}
+
+void SettingFlags::add_switch_alias(CLI::App& app, std::string_view setting,
+                                    const std::string& flag, std::string value,
+                                    std::string_view help) {
+  const std::size_t index = index_of(setting);
+  app.add_flag_callback(
+      flag,
+      [this, index, flag, value] {
+        given_.push_back({index, value, flag});
+      },
+      alias_help(settings()[index], help));
+}
 
 void SettingFlags::add_to(CLI::App& app) {
   const auto table = settings();
@@ -37,8 +80,8 @@ void SettingFlags::add_to(CLI::App& app) {
                                          info.environment_variable());
     app.add_option_function<std::string>(
            info.flag(),
-           [this, index](const std::string& value) {
-             given_.push_back({index, value});
+           [this, index, flag = info.flag()](const std::string& value) {
+             given_.push_back({index, value, flag});
            },
            help)
         ->type_name(value_placeholder(info.type))
@@ -57,8 +100,8 @@ EffectiveConfig SettingFlags::resolve() const {
   }
   for (const GivenFlag& flag : given_) {
     const SettingInfo& info = table[flag.setting];
-    effective.config.set(info.name, flag.value, info.flag());
-    effective.sources[flag.setting] = info.flag();
+    effective.config.set(info.name, flag.value, flag.flag);
+    effective.sources[flag.setting] = flag.flag;
   }
   return effective;
 }

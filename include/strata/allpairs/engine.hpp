@@ -15,6 +15,7 @@
 
 #include "strata/allpairs/application.hpp"
 #include "strata/allpairs/pair_space.hpp"
+#include "strata/allpairs/settings.hpp"
 #include "strata/base/config.hpp"
 #include "strata/cluster/network.hpp"
 #include "strata/node/node.hpp"
@@ -30,6 +31,9 @@ struct CacheOptions {
   std::uint64_t host_slots = 0;
   bool distributed = true;  // ask other ranks' host caches before loading (level 3)
   unsigned hops = 1;        // h: candidates asked per request (the paper's Fig. 11)
+
+  // The cache settings of config's "allpairs" section (allpairs_device_cache, ...).
+  static CacheOptions from(const Config& config);
 };
 
 // What a file the application cannot use does to the run.
@@ -45,23 +49,32 @@ struct Progress {
   double seconds = 0;       // since the start
 };
 
+// A run's options. The cache, jobs_per_device and leaf start from config's "allpairs" section
+// (settings.hpp: STRATA_ALLPAIRS_* variables, `strata` flags); code may change them afterwards.
 struct EngineOptions {
+  // The settings of the run: the runtime's (threads, trace, ...) of a node built by
+  // node_options(), and the "allpairs" section the fields below start from.
+  Config config = Config::from_environment();
   std::filesystem::path output;  // the results file (its journal is "<output>.journal")
   bool resume = false;           // continue an interrupted run from its journal
   PairSpace pairs;               // empty (0 rows): every pair i < j of the application's items
-  CacheOptions cache;
-  unsigned jobs_per_device = 16;  // concurrent job limit per device (back-pressure)
-  ItemIndex leaf = 4;             // blocks of at most leaf x leaf pairs are not split further
-  std::string devices = "cpu";    // backends to compute on: "cpu", "opencl", "cuda" (comma list)
+  CacheOptions cache = CacheOptions::from(config);
+  // Concurrent job limit per device (back-pressure).
+  unsigned jobs_per_device = config.section<AllPairsSettings>().jobs_per_device;
+  // Blocks of at most leaf x leaf pairs are not split further.
+  ItemIndex leaf = config.section<AllPairsSettings>().leaf;
+  std::string devices = "cpu";  // backends to compute on: "cpu", "opencl", "cuda" (comma list)
   BadInput bad_input = BadInput::stop;
   // Before the run, each rank times preprocessing this many items and comparing their pairs on
   // each of its devices with nothing else running; their medians are the model's stage times
   // (0: use the means measured during the run, as the paper did, which include waiting for a
   // busy CPU when the CPU backend is the device).
   ItemIndex calibration_items = 8;
-  // The runtime's settings (threads, trace, ...) of a node built by node_options().
-  Config config = Config::from_environment();
   std::function<void(const Progress&)> progress;
+
+  // Options with `config` as their configuration, and the cache, jobs_per_device and leaf of its
+  // "allpairs" section.
+  static EngineOptions from(Config config);
 };
 
 // Seconds spent in one stage, over how many executions.

@@ -8,6 +8,7 @@
 #include <initializer_list>
 #include <limits>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -29,6 +30,8 @@ std::uint64_t parse_count_setting(std::string_view name, std::string_view value,
 // A byte size ("4096", "64KiB", "1.5GiB") in [min, max] bytes; throws ConfigError.
 std::uint64_t parse_bytes_setting(std::string_view name, std::string_view value,
                                   std::string_view source, std::uint64_t min, std::uint64_t max);
+// "on", "true", "yes", "1": true; "off", "false", "no", "0": false; else throws ConfigError.
+bool parse_switch_setting(std::string_view name, std::string_view value, std::string_view source);
 // A byte size as text that reads back to exactly the same value ("1.00 GiB", "1000000007 B").
 std::string exact_bytes_text(std::uint64_t bytes);
 // Throws ConfigError unless `value` is one of `choices`.
@@ -63,20 +66,31 @@ constexpr std::uint64_t field_max() {
 
 }  // namespace detail
 
-// A count: a decimal integer from `min` to the largest value of the field's type.
+// A count: a decimal integer from `min` to `max`, which is at most the largest value of the
+// field's type (std::logic_error otherwise).
 template <auto Member>
-SettingInfo count_setting(std::string_view name, std::uint64_t min, std::string_view help) {
+SettingInfo count_setting(std::string_view name, std::uint64_t min, std::uint64_t max,
+                          std::string_view help) {
   using Section = detail::SectionOf<Member>;
   using Field = detail::FieldOf<Member>;
+  if (min > max || max > detail::field_max<Member>()) {
+    throw std::logic_error("count setting '" + std::string(name) + "': bad range");
+  }
   return {{},
           name,
           "count",
           help,
-          [name, min](Config& config, std::string_view value, std::string_view source) {
-            config.section<Section>().*Member = static_cast<Field>(
-                parse_count_setting(name, value, source, min, detail::field_max<Member>()));
+          [name, min, max](Config& config, std::string_view value, std::string_view source) {
+            config.section<Section>().*Member =
+                static_cast<Field>(parse_count_setting(name, value, source, min, max));
           },
           [](const Config& config) { return std::to_string(config.section<Section>().*Member); }};
+}
+
+// A count from `min` to the largest value of the field's type.
+template <auto Member>
+SettingInfo count_setting(std::string_view name, std::uint64_t min, std::string_view help) {
+  return count_setting<Member>(name, min, detail::field_max<Member>(), help);
 }
 
 // A byte size from `min` bytes to the largest value of the field's type.
@@ -112,6 +126,24 @@ SettingInfo text_setting(std::string_view name, std::string_view type, std::stri
             config.section<Section>().*Member = std::string(value);
           },
           [](const Config& config) { return config.section<Section>().*Member; }};
+}
+
+// On or off (a bool field): "on", "true", "yes" or "1"; "off", "false", "no" or "0". Reads
+// back as "on" or "off".
+template <auto Member>
+SettingInfo switch_setting(std::string_view name, std::string_view help) {
+  using Section = detail::SectionOf<Member>;
+  static_assert(std::is_same_v<detail::FieldOf<Member>, bool>);
+  return {{},
+          name,
+          "switch",
+          help,
+          [name](Config& config, std::string_view value, std::string_view source) {
+            config.section<Section>().*Member = parse_switch_setting(name, value, source);
+          },
+          [](const Config& config) {
+            return std::string(config.section<Section>().*Member ? "on" : "off");
+          }};
 }
 
 // One of a fixed list of words (a std::string field).
