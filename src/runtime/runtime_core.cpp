@@ -934,8 +934,7 @@ RunSummary RuntimeCore::summary() const {
   std::vector<const Executor*> executors;
   for (std::uint32_t i = 0; i < executor_count_.load(); ++i)
     executors.push_back(executors_[i].get());
-  RunSummary summary =
-      summary_observer_.summary(executors, static_cast<double>(now_ns()) / 1e9);
+  RunSummary summary = summary_observer_.summary(executors, static_cast<double>(now_ns()) / 1e9);
   if (hook_ != nullptr) summary.staging = hook_->summary();
   return summary;
 }

@@ -11,7 +11,6 @@
 #include "data_state.hpp"
 #include "ready_pool.hpp"
 #include "staging_budget.hpp"
-#include "summary_observer.hpp"
 #include "strata/base/config.hpp"
 #include "strata/runtime/executor.hpp"
 #include "strata/runtime/run_summary.hpp"
@@ -19,6 +18,7 @@
 #include "strata/runtime/settings.hpp"
 #include "strata/runtime/staging.hpp"
 #include "strata/runtime/task_observer.hpp"
+#include "summary_observer.hpp"
 #include "task_state.hpp"
 #include "tracer.hpp"
 
@@ -210,8 +210,7 @@ class RuntimeCore final : public TaskRunner {
   std::atomic<std::uint64_t> collections_{0};  // wait_all() calls that collected failures
 
   // The run summary's observer, told of every finished task ahead of the others.
-  SummaryObserver summary_observer_{
-      [this](const Executor* executor) { return owns(executor); }};
+  SummaryObserver summary_observer_{[this](const Executor* executor) { return owns(executor); }};
   alignas(64) Tracer tracer_;
   // Observers, replaced whole under observers_lock_ and read without it; `observing_` spares the
   // read (an atomic shared_ptr load) to runs without observers.
