@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <map>
 
 #include "chunk_boxes.hpp"
 #include "strata/array/arrays.hpp"
@@ -143,7 +142,6 @@ void Arrays::launch(const ArrayKernel& kernel, const Grid& grid, const WorkDistr
   regions.reserve(superblocks.size());
   for (const SuperblockPlacement& superblock : superblocks)
     regions.push_back(access_regions(kernel.annotation(), geometry, superblock.blocks, arguments));
-  std::map<std::size_t, std::size_t> access_index;  // annotation access -> position in regions
   for (std::size_t p = 0; p < params.size(); ++p) {
     if (!params[p].is_array) continue;
     const Access& access = kernel.access_of(p);
@@ -153,13 +151,11 @@ void Arrays::launch(const ArrayKernel& kernel, const Grid& grid, const WorkDistr
           "in '{}'); reduce into per-superblock arrays and combine them",
           kernel.name(), to_string(access.reduce_op), access.array, kernel.annotation().text));
     }
-    for (std::size_t a = 0; a < kernel.annotation().accesses.size(); ++a)
-      if (&kernel.annotation().accesses[a] == &access) access_index[p] = a;
     if (writes(access.mode)) {
       std::vector<std::pair<Region, std::size_t>> written;
       for (std::size_t s = 0; s < superblocks.size(); ++s) {
         const Region region =
-            region_of(regions[s][access_index[p]], static_cast<std::uint32_t>(dims));
+            region_of(regions[s][kernel.access_index(p)], static_cast<std::uint32_t>(dims));
         if (!region.empty()) written.emplace_back(region, s);
       }
       check_disjoint_writes(kernel, params[p].name, std::move(written));
@@ -205,7 +201,7 @@ void Arrays::launch(const ArrayKernel& kernel, const Grid& grid, const WorkDistr
       const Array& array = args[p].array();
       const std::uint32_t element = static_cast<std::uint32_t>(array.element_bytes());
       const AccessMode mode = kernel.access_of(p).mode;
-      Region region = region_of(regions[s][access_index[p]], array.shape().dims);
+      Region region = region_of(regions[s][kernel.access_index(p)], array.shape().dims);
       launch.args.push_back(
           node::PlannedArg::array(static_cast<std::uint32_t>(uses.size()), array.type()));
       if (region.empty()) {

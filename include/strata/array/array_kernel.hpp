@@ -29,6 +29,8 @@ class ArrayKernel {
   const std::string& name() const { return definition_.name(); }
   // The annotation's access to parameter `param` (an array parameter).
   const Access& access_of(std::size_t param) const;
+  // Its position in annotation().accesses (and in the access regions computed from it).
+  std::size_t access_index(std::size_t param) const { return access_of_param_.at(param); }
 
  private:
   device::KernelDefinition definition_;
