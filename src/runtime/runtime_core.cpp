@@ -36,9 +36,12 @@ void raise_to_at_least(std::atomic<std::uint64_t>& value, std::uint64_t floor) {
   }
 }
 
+// A failure outranks a cancellation: a task after both a failed and a (consequently) cancelled
+// predecessor fails naming the failed one, whichever of the two finished first.
 void poison(TaskState* task, const std::shared_ptr<const FailureRecord>& cause) {
   std::lock_guard guard(task->lock);
-  if (!task->failure) task->failure = cause;
+  if (!task->failure || (cause && task->failure->cancelled && !cause->cancelled))
+    task->failure = cause;
 }
 
 Access merge(Access a, Access b) {
