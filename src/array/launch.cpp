@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 
 #include "chunk_boxes.hpp"
+#include "reduce_plan.hpp"
 #include "strata/array/arrays.hpp"
 #include "strata/base/error.hpp"
 
@@ -26,6 +28,20 @@ RuntimeAccess runtime_mode(AccessMode mode) {
     default:
       return RuntimeAccess::read_write;
   }
+}
+
+memory::ReduceOp memory_op(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::sum:
+      return memory::ReduceOp::sum;
+    case ReduceOp::product:
+      return memory::ReduceOp::product;
+    case ReduceOp::min:
+      return memory::ReduceOp::min;
+    case ReduceOp::max:
+      return memory::ReduceOp::max;
+  }
+  return memory::ReduceOp::sum;
 }
 
 Region region_of(const AccessRegion& access, std::uint32_t dims) {
@@ -142,20 +158,24 @@ void Arrays::launch(const ArrayKernel& kernel, const Grid& grid, const WorkDistr
   regions.reserve(superblocks.size());
   for (const SuperblockPlacement& superblock : superblocks)
     regions.push_back(access_regions(kernel.annotation(), geometry, superblock.blocks, arguments));
+  std::map<std::size_t, detail::ReducePlan> reductions;  // by parameter
   for (std::size_t p = 0; p < params.size(); ++p) {
     if (!params[p].is_array) continue;
     const Access& access = kernel.access_of(p);
     if (access.mode == AccessMode::reduce) {
-      throw Error(fmt::format(
-          "launch of kernel '{}': reduce({}) accesses are not planned yet ('{}' "
-          "in '{}'); reduce into per-superblock arrays and combine them",
-          kernel.name(), to_string(access.reduce_op), access.array, kernel.annotation().text));
+      std::vector<Region> reduced;
+      reduced.reserve(superblocks.size());
+      for (std::size_t s = 0; s < superblocks.size(); ++s) {
+        reduced.push_back(
+            region_of(regions[s][kernel.access_index(p)], args[p].array().shape().dims));
+      }
+      reductions.try_emplace(p, args[p].array(), memory_op(access.reduce_op), reduced);
     }
     if (writes(access.mode)) {
       std::vector<std::pair<Region, std::size_t>> written;
       for (std::size_t s = 0; s < superblocks.size(); ++s) {
         const Region region =
-            region_of(regions[s][kernel.access_index(p)], static_cast<std::uint32_t>(dims));
+            region_of(regions[s][kernel.access_index(p)], args[p].array().shape().dims);
         if (!region.empty()) written.emplace_back(region, s);
       }
       check_disjoint_writes(kernel, params[p].name, std::move(written));
@@ -211,6 +231,15 @@ void Arrays::launch(const ArrayKernel& kernel, const Grid& grid, const WorkDistr
           if (chunk.placement.place.rank == rank) any = &chunk;
         uses.push_back(cluster::Use{any->ref, RuntimeAccess::read});
         launch.placements.push_back(placement_of(any->placement.region));
+        continue;
+      }
+      if (const auto reduced = reductions.find(p); reduced != reductions.end()) {
+        // Into a partial of the superblock's own (its kernel combines into the identity).
+        uses.push_back(
+            cluster::Use{reduced->second.add_partial(driver_, s, superblock.place, kernel.name()),
+                         RuntimeAccess::read_write});
+        launch.placements.push_back(placement_of(reduced->second.partial_region(s)));
+        ++stats_.reduce_partials;
         continue;
       }
       // A chunk of the superblock's rank that holds the whole region, its own device's first.
@@ -272,6 +301,8 @@ void Arrays::launch(const ArrayKernel& kernel, const Grid& grid, const WorkDistr
       if (scatter.temporary) driver_.destroy(scatter.from);
     }
   }
+  for (auto& [param, reduction] : reductions)
+    stats_.box_copies += reduction.finish(driver_, kernel.name());
   ++stats_.launches;
 }
 

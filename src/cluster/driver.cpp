@@ -331,6 +331,27 @@ void Driver::reduce(const std::vector<ChunkRef>& partials, ChunkRef result, memo
     destroy(accumulator);
 }
 
+void Driver::combine(int rank, ChunkRef into, const std::vector<ChunkRef>& from,
+                     memory::ReduceOp op, device::ElementType type) {
+  check_failure();
+  const Entry& target = entry(into, "combine");
+  std::vector<Use> uses{{into, runtime::Access::read_write}};
+  for (const ChunkRef& partial : from) {
+    const Entry& part = entry(partial, "combine");
+    if (part.bytes != target.bytes || part.late || target.late) {
+      throw Error("combine: '" + part.name + "' (" + std::to_string(part.bytes) + " bytes" +
+                  (part.late ? ", late-sized" : "") + ") into '" + target.name + "' (" +
+                  std::to_string(target.bytes) + " bytes" + (target.late ? ", late-sized" : "") +
+                  "): chunks of one fixed size only");
+    }
+    uses.push_back({partial, runtime::Access::read});
+  }
+  const std::vector<std::byte> encoded = encode(Combine{op, type, false});
+  add_planned(rank, "combine",
+              "combine " + std::string(memory::to_string(op)) + " into " + target.name, uses,
+              std::string(reinterpret_cast<const char*>(encoded.data()), encoded.size()));
+}
+
 void Driver::destroy(ChunkRef chunk) {
   check_failure();
   Entry& gone = entry(chunk, "destroy");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <string>
 
 #include "strata/base/error.hpp"
@@ -65,6 +66,34 @@ void combine_as(ReduceOp op, std::span<std::byte> into, std::span<const std::byt
   }
 }
 
+// Calls f(T{}) with the C++ type of `type`.
+template <class F>
+void with_element_type(device::ElementType type, F&& f) {
+  using device::ElementType;
+  switch (type) {
+    case ElementType::i8:
+      return f(std::int8_t{});
+    case ElementType::u8:
+      return f(std::uint8_t{});
+    case ElementType::i16:
+      return f(std::int16_t{});
+    case ElementType::u16:
+      return f(std::uint16_t{});
+    case ElementType::i32:
+      return f(std::int32_t{});
+    case ElementType::u32:
+      return f(std::uint32_t{});
+    case ElementType::i64:
+      return f(std::int64_t{});
+    case ElementType::u64:
+      return f(std::uint64_t{});
+    case ElementType::f32:
+      return f(float{});
+    case ElementType::f64:
+      return f(double{});
+  }
+}
+
 }  // namespace
 
 void combine(ReduceOp op, device::ElementType type, std::span<std::byte> into,
@@ -76,29 +105,32 @@ void combine(ReduceOp op, device::ElementType type, std::span<std::byte> into,
                 std::string(device::to_string(type)) + ": the sizes differ or are not whole " +
                 "elements");
   }
-  using device::ElementType;
-  switch (type) {
-    case ElementType::i8:
-      return combine_as<std::int8_t>(op, into, from);
-    case ElementType::u8:
-      return combine_as<std::uint8_t>(op, into, from);
-    case ElementType::i16:
-      return combine_as<std::int16_t>(op, into, from);
-    case ElementType::u16:
-      return combine_as<std::uint16_t>(op, into, from);
-    case ElementType::i32:
-      return combine_as<std::int32_t>(op, into, from);
-    case ElementType::u32:
-      return combine_as<std::uint32_t>(op, into, from);
-    case ElementType::i64:
-      return combine_as<std::int64_t>(op, into, from);
-    case ElementType::u64:
-      return combine_as<std::uint64_t>(op, into, from);
-    case ElementType::f32:
-      return combine_as<float>(op, into, from);
-    case ElementType::f64:
-      return combine_as<double>(op, into, from);
-  }
+  with_element_type(type, [&]<typename T>(T) { combine_as<T>(op, into, from); });
+}
+
+std::array<std::byte, 8> identity(ReduceOp op, device::ElementType type) {
+  std::array<std::byte, 8> bytes{};
+  with_element_type(type, [&]<typename T>(T) {
+    T value{};
+    switch (op) {
+      case ReduceOp::sum:
+        value = T{0};
+        break;
+      case ReduceOp::product:
+        value = T{1};
+        break;
+      case ReduceOp::min:
+        value = std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity()
+                                                     : std::numeric_limits<T>::max();
+        break;
+      case ReduceOp::max:
+        value = std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
+                                                     : std::numeric_limits<T>::lowest();
+        break;
+    }
+    std::memcpy(bytes.data(), &value, sizeof(T));
+  });
+  return bytes;
 }
 
 }  // namespace strata::memory

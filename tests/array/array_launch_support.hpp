@@ -17,6 +17,12 @@ ArrayKernel stencil_kernel();
 ArrayKernel matmul_kernel();
 // x[i] = a * x[i] + i.
 ArrayKernel scale_kernel();
+// For an int matrix A (rows x cols; thread (x, y) = (j, i)): reduce(+) sums[j] = column sums,
+// reduce(max) peaks[i] = row maxima.
+ArrayKernel column_sums_kernel();
+// reduce(+) y[i-1:i+1]: every x[i] added to its own and its neighbours' y (superblocks' reduced
+// regions overlap without being equal).
+ArrayKernel spread_kernel();
 
 std::vector<ArrayKernel> all_kernels();
 

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -161,6 +162,99 @@ TEST(ArrayLaunch, ConsecutiveLaunchesSeeEachOthersWritesAndHalosStayCoherent) {
       ASSERT_EQ(held[i - chunk.placement.region.lo[0]], x[i]) << "element " << i;
   }
   arrays.destroy(dx);
+}
+
+// reduce(+) and reduce(max) into arrays of another shape than the grid: the superblocks of a
+// row of tiles share their reduced region; the result does not depend on the distributions, and
+// it replaces what the reduced elements held (elements no thread reaches keep theirs).
+TEST(ArrayLaunch, ReductionsDoNotDependOnDataOrWorkDistributions) {
+  Arrays arrays(*the_node, *the_driver);
+  constexpr std::uint64_t rows = 45;
+  constexpr std::uint64_t cols = 70;
+  constexpr std::uint64_t used_cols = 61;  // the grid's: sums[61..69] are not reduced
+  std::vector<std::int32_t> a(rows * cols);
+  for (std::uint64_t i = 0; i < rows * cols; ++i)
+    a[i] = static_cast<std::int32_t>((i * 7919) % 1009) - 500;
+  std::vector<std::int32_t> sums(cols, -1);
+  std::vector<std::int32_t> peaks(rows, std::numeric_limits<std::int32_t>::min());
+  for (std::uint64_t j = 0; j < used_cols; ++j)
+    sums[j] = 0;
+  for (std::uint64_t i = 0; i < rows; ++i) {
+    for (std::uint64_t j = 0; j < used_cols; ++j) {
+      sums[j] += a[i * cols + j];
+      peaks[i] = std::max(peaks[i], a[i * cols + j]);
+    }
+  }
+  const ArrayKernel kernel = column_sums_kernel();
+  const std::vector<Distribution> matrices{Distribution::tiles({16, 24}),
+                                           Distribution::row_blocks(7), Distribution::replicated()};
+  const std::vector<Distribution> vectors{
+      Distribution::row_blocks(cols / 3 + 1), Distribution::replicated(),
+      Distribution::stencil({20}, {2}), Distribution::round_robin({9})};
+  const std::vector<WorkDistribution> works{
+      WorkDistribution::tiled({2, 3}), WorkDistribution::round_robin({1, 2}),
+      WorkDistribution::even(), WorkDistribution::tiled({8, 1})};
+  for (std::size_t c = 0; c < 4; ++c) {
+    const WorkDistribution& work = works[c];
+    const std::string under = matrices[c % matrices.size()].describe() + ", " +
+                              vectors[c].describe() + ", " + work.describe();
+    Array da = arrays.from_host<std::int32_t>("A", {rows, cols}, matrices[c % matrices.size()], a);
+    Array dsums = arrays.create("sums", device::ElementType::i32, {cols}, vectors[c]);
+    Array dpeaks =
+        arrays.create("peaks", device::ElementType::i32, {rows}, vectors[(c + 1) % vectors.size()]);
+    arrays.fill<std::int32_t>(dsums, -1);  // replaced where reduced, kept elsewhere
+    arrays.fill<std::int32_t>(dpeaks, 12345);
+    arrays.launch(kernel, Grid{{used_cols, rows}, {4, 4}}, work,
+                  {Argument::value<std::int32_t>(rows), Argument::value<std::int32_t>(used_cols),
+                   da, dsums, dpeaks});
+    EXPECT_EQ(arrays.read_as<std::int32_t>(dsums), sums) << under;
+    EXPECT_EQ(arrays.read_as<std::int32_t>(dpeaks), peaks) << under;
+    // Every chunk's copy holds the result (replicas and halos included).
+    for (const ArrayChunk& chunk : dsums.chunks()) {
+      const std::vector<std::int32_t> held =
+          arrays.read_as<std::int32_t>(dsums, chunk.placement.region);
+      for (std::uint64_t j = chunk.placement.region.lo[0]; j < chunk.placement.region.hi[0]; ++j)
+        ASSERT_EQ(held[j - chunk.placement.region.lo[0]], sums[j])
+            << "element " << j << ", " << under;
+    }
+    // A second launch reduces afresh: the same result, not twice it.
+    arrays.launch(kernel, Grid{{used_cols, rows}, {4, 4}}, work,
+                  {Argument::value<std::int32_t>(rows), Argument::value<std::int32_t>(used_cols),
+                   da, dsums, dpeaks});
+    EXPECT_EQ(arrays.read_as<std::int32_t>(dsums), sums) << under;
+    arrays.destroy(da);
+    arrays.destroy(dsums);
+    arrays.destroy(dpeaks);
+  }
+  EXPECT_GT(arrays.stats().reduce_partials, 0u);
+}
+
+// Superblocks whose reduced regions overlap without being equal (y[i-1:i+1]): every element gets
+// the contributions of every superblock that reaches it.
+TEST(ArrayLaunch, OverlappingReducedRegionsCombineEveryContribution) {
+  Arrays arrays(*the_node, *the_driver);
+  constexpr std::uint64_t n = 500;
+  std::vector<std::int32_t> x(n);
+  for (std::uint64_t i = 0; i < n; ++i)
+    x[i] = static_cast<std::int32_t>((i * 31) % 97) - 40;
+  std::vector<std::int32_t> expected(n, 0);
+  for (std::uint64_t i = 0; i < n; ++i)
+    for (std::uint64_t k = i == 0 ? 0 : i - 1; k <= i + 1 && k < n; ++k)
+      expected[k] += x[i];
+  const ArrayKernel kernel = spread_kernel();
+  const std::vector<Distribution> outs{Distribution::row_blocks(n / 4 + 1),
+                                       Distribution::stencil({n / 3}, {1}),
+                                       Distribution::replicated()};
+  const std::vector<WorkDistribution> works = work_distributions_1d();
+  for (std::size_t c = 0; c < works.size(); ++c) {
+    Array dx = arrays.from_host<std::int32_t>("x", {n}, Distribution::row_blocks(n / 5 + 1), x);
+    Array dy = arrays.create("y", device::ElementType::i32, {n}, outs[c]);
+    arrays.launch(kernel, Grid{{n}, {16}}, works[c], {Argument::value<std::int32_t>(n), dx, dy});
+    EXPECT_EQ(arrays.read_as<std::int32_t>(dy), expected)
+        << outs[c].describe() << ", " << works[c].describe();
+    arrays.destroy(dx);
+    arrays.destroy(dy);
+  }
 }
 
 std::string message_of(const std::function<void()>& call) {

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <cstdint>
+
 #include "array_launch_support.hpp"
 
 namespace strata::array::testing {
@@ -99,8 +102,81 @@ void scale(uint3 virtBlockIdx, int n, float a, __global float* x) {
                      "global i => readwrite x[i]");
 }
 
+namespace {
+
+void atomic_max(std::int32_t& into, std::int32_t value) {
+  std::atomic_ref<std::int32_t> target(into);
+  std::int32_t seen = target.load();
+  while (seen < value && !target.compare_exchange_weak(seen, value)) {
+  }
+}
+
+}  // namespace
+
+ArrayKernel column_sums_kernel() {
+  return ArrayKernel(
+      device::KernelDefinition("column_sums")
+          .scalar<std::int32_t>("rows")
+          .scalar<std::int32_t>("cols")
+          .array<std::int32_t>("A", device::ParamAccess::read, 2)
+          .array<std::int32_t>("sums", device::ParamAccess::read_write)
+          .array<std::int32_t>("peaks", device::ParamAccess::read_write)
+          .cpu([](const device::CpuBlock& block) {
+            const auto rows = static_cast<std::uint64_t>(block.scalar<std::int32_t>(0));
+            const auto cols = static_cast<std::uint64_t>(block.scalar<std::int32_t>(1));
+            const auto a = block.global_array<std::int32_t>(2);
+            const auto sums = block.global_array<std::int32_t>(3);
+            const auto peaks = block.global_array<std::int32_t>(4);
+            for (std::uint64_t i = block.begin.y; i < block.end.y && i < rows; ++i) {
+              for (std::uint64_t j = block.begin.x; j < block.end.x && j < cols; ++j) {
+                std::atomic_ref<std::int32_t>(sums(j)).fetch_add(a(i, j));
+                atomic_max(peaks(i), a(i, j));
+              }
+            }
+          })
+          .opencl(R"(
+void column_sums(uint3 virtBlockIdx, int rows, int cols, __global const int* A,
+                 __global int* sums, __global int* peaks) {
+  const int j = virtBlockIdx.x * get_local_size(0) + get_local_id(0);
+  const int i = virtBlockIdx.y * get_local_size(1) + get_local_id(1);
+  if (i >= rows || j >= cols) return;
+  const int value = A[i * STRATA_STRIDE_A_0 + j * STRATA_STRIDE_A_1];
+  atomic_add(&sums[j], value);
+  atomic_max(&peaks[i], value);
+}
+)",
+                  device::KernelStyle::virtual_blocks),
+      "global [j, i] => read A[i, j], reduce(+) sums[j], reduce(max) peaks[i]");
+}
+
+ArrayKernel spread_kernel() {
+  return ArrayKernel(device::KernelDefinition("spread")
+                         .scalar<std::int32_t>("n")
+                         .array<std::int32_t>("x", device::ParamAccess::read)
+                         .array<std::int32_t>("y", device::ParamAccess::read_write)
+                         .cpu([](const device::CpuBlock& block) {
+                           const auto n = static_cast<std::uint64_t>(block.scalar<std::int32_t>(0));
+                           const auto x = block.global_array<std::int32_t>(1);
+                           const auto y = block.global_array<std::int32_t>(2);
+                           for (std::uint64_t i = block.begin.x; i < block.end.x && i < n; ++i) {
+                             for (std::uint64_t k = i == 0 ? 0 : i - 1; k <= i + 1 && k < n; ++k)
+                               std::atomic_ref<std::int32_t>(y(k)).fetch_add(x(i));
+                           }
+                         })
+                         .opencl(R"(
+void spread(uint3 virtBlockIdx, int n, __global const int* x, __global int* y) {
+  const int i = virtBlockIdx.x * get_local_size(0) + get_local_id(0);
+  if (i >= n) return;
+  for (int k = i - 1; k <= i + 1; ++k)
+    if (k >= 0 && k < n) atomic_add(&y[k], x[i]);
+}
+)",
+                                 device::KernelStyle::virtual_blocks),
+                     "global i => read x[i], reduce(+) y[i-1:i+1]");
+}
+
 std::vector<ArrayKernel> all_kernels() {
-  return {stencil_kernel(), matmul_kernel(), scale_kernel()};
+  return {stencil_kernel(), matmul_kernel(), scale_kernel(), column_sums_kernel(), spread_kernel()};
 }
 
 }  // namespace strata::array::testing

@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -176,6 +178,29 @@ TEST(Combine, EveryOperatorOverIntegersAndFloats) {
   EXPECT_THROW(parse_reduce_op("avg"), Error);
   std::vector<std::byte> odd(6), other(6);
   EXPECT_THROW(combine(ReduceOp::sum, device::ElementType::f32, odd, other), Error);
+}
+
+// identity(op, T) op y == y for extreme and ordinary values of every type it is tried on.
+template <typename T>
+void expect_identity_leaves_values(ReduceOp op) {
+  const std::array<std::byte, 8> bytes = identity(op, device::element_type_of<T>());
+  T neutral;
+  std::memcpy(&neutral, bytes.data(), sizeof(T));
+  const std::vector<T> values{std::numeric_limits<T>::lowest(), T{0}, T{1}, T{7},
+                              std::numeric_limits<T>::max()};
+  EXPECT_EQ(combined(op, std::vector<T>(values.size(), neutral), values), values)
+      << memory::to_string(op) << " over " << device::to_string(device::element_type_of<T>());
+}
+
+TEST(Combine, TheIdentityOfEveryOperatorLeavesEveryValue) {
+  for (const ReduceOp op : {ReduceOp::sum, ReduceOp::product, ReduceOp::min, ReduceOp::max}) {
+    expect_identity_leaves_values<std::int8_t>(op);
+    expect_identity_leaves_values<std::uint16_t>(op);
+    expect_identity_leaves_values<std::int32_t>(op);
+    expect_identity_leaves_values<std::uint64_t>(op);
+    expect_identity_leaves_values<float>(op);
+    expect_identity_leaves_values<double>(op);
+  }
 }
 
 }  // namespace

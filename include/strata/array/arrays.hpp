@@ -4,7 +4,8 @@
 // and plans distributed kernel launches: per superblock, the annotation's access region of each
 // argument, the chunks that hold it, and through the node's plans the box copies that assemble a
 // region from several chunks or scatter it back (keeping halos and replicas coherent), the
-// transfers between ranks and the kernel on the superblock's device. Launches return at once;
+// transfers between ranks and the kernel on the superblock's device; reduce accesses get a
+// partial per superblock, combined per device, rank and cluster. Launches return at once;
 // conflicting ones are ordered by their chunks; synchronize() waits.
 
 #include <array>
@@ -29,6 +30,7 @@ struct LaunchStats {
   std::uint64_t direct_uses = 0;        // a chunk on the superblock's rank held the whole region
   std::uint64_t assembled_regions = 0;  // a temporary chunk was assembled from several chunks
   std::uint64_t box_copies = 0;
+  std::uint64_t reduce_partials = 0;  // superblocks' partials of reduce accesses
 };
 
 class Arrays {

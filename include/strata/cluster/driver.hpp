@@ -128,6 +128,11 @@ class Driver {
   // root (the lowest rank holding a partial).
   void reduce(const std::vector<ChunkRef>& partials, ChunkRef result, memory::ReduceOp op,
               device::ElementType type);
+  // One combine step on `rank`: into = into op from[0] op from[1] ... (chunks of one size,
+  // elements of `type`); on a node it runs on the device where all of them were last written,
+  // if there is one. A reduction's first level where partials share a device.
+  void combine(int rank, ChunkRef into, const std::vector<ChunkRef>& from, memory::ReduceOp op,
+               device::ElementType type);
 
   // Between begin_batch() and end_batch() (nested pairs count as one) everything planned goes
   // to each rank as one message at the end: one per rank for a user call however many

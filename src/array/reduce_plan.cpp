@@ -1,0 +1,154 @@
+#include "reduce_plan.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <tuple>
+#include <utility>
+
+#include "chunk_boxes.hpp"
+#include "fill_kind.hpp"
+
+namespace strata::array::detail {
+namespace {
+
+constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
+
+using RegionKey = std::tuple<std::array<std::uint64_t, 3>, std::array<std::uint64_t, 3>>;
+
+std::size_t root(std::vector<std::size_t>& parent, std::size_t at) {
+  while (parent[at] != at)
+    at = parent[at] = parent[parent[at]];
+  return at;
+}
+
+Region hull(const Region& a, const Region& b) {
+  Region both = a;
+  for (std::uint32_t d = 0; d < a.dims; ++d) {
+    both.lo[d] = std::min(a.lo[d], b.lo[d]);
+    both.hi[d] = std::max(a.hi[d], b.hi[d]);
+  }
+  return both;
+}
+
+}  // namespace
+
+ReducePlan::ReducePlan(const Array& array, memory::ReduceOp op, const std::vector<Region>& regions)
+    : array_(array), op_(op), component_of_(regions.size(), none) {
+  // The distinct regions, and which one each superblock has.
+  std::map<RegionKey, std::size_t> index;
+  std::vector<Region> distinct;
+  std::vector<std::size_t> distinct_of(regions.size(), none);
+  for (std::size_t s = 0; s < regions.size(); ++s) {
+    if (regions[s].empty()) continue;
+    const auto [at, added] =
+        index.try_emplace(RegionKey{regions[s].lo, regions[s].hi}, distinct.size());
+    if (added) distinct.push_back(regions[s]);
+    distinct_of[s] = at->second;
+  }
+  // Overlapping distinct regions join one component (a sweep along dimension 0).
+  std::vector<std::size_t> parent(distinct.size());
+  std::iota(parent.begin(), parent.end(), std::size_t{0});
+  std::vector<std::size_t> by_start(distinct.size());
+  std::iota(by_start.begin(), by_start.end(), std::size_t{0});
+  std::sort(by_start.begin(), by_start.end(),
+            [&](std::size_t a, std::size_t b) { return distinct[a].lo[0] < distinct[b].lo[0]; });
+  for (std::size_t i = 0; i < by_start.size(); ++i) {
+    const Region& first = distinct[by_start[i]];
+    for (std::size_t j = i + 1; j < by_start.size() && distinct[by_start[j]].lo[0] < first.hi[0];
+         ++j) {
+      if (first.intersect(distinct[by_start[j]]))
+        parent[root(parent, by_start[j])] = root(parent, by_start[i]);
+    }
+  }
+  std::vector<std::size_t> component_of_root(distinct.size(), none);
+  std::vector<std::size_t> component_of_distinct(distinct.size());
+  for (std::size_t r = 0; r < distinct.size(); ++r) {
+    std::size_t& component = component_of_root[root(parent, r)];
+    if (component == none) {
+      component = components_.size();
+      components_.push_back(Component{distinct[r], {}, {}});
+    }
+    Component& joined = components_[component];
+    joined.box = hull(joined.box, distinct[r]);
+    joined.regions.push_back(distinct[r]);
+    component_of_distinct[r] = component;
+  }
+  for (std::size_t s = 0; s < regions.size(); ++s)
+    if (distinct_of[s] != none) component_of_[s] = component_of_distinct[distinct_of[s]];
+}
+
+const Region& ReducePlan::partial_region(std::size_t superblock) const {
+  return components_[component_of_[superblock]].box;
+}
+
+cluster::ChunkRef ReducePlan::add_partial(cluster::Driver& driver, std::size_t superblock,
+                                          const Place& place, const std::string& kernel) {
+  Component& component = components_[component_of_[superblock]];
+  const device::ElementType type = array_.type();
+  const cluster::ChunkRef partial =
+      driver.create_chunk(fmt::format("{}{} partial of {} superblock {}", array_.name(),
+                                      component.box.describe(), kernel, superblock),
+                          component.box.elements() * array_.element_bytes(), place.rank);
+  Fill fill;
+  fill.element_bytes = static_cast<std::uint32_t>(array_.element_bytes());
+  const std::array<std::byte, 8> identity = memory::identity(op_, type);
+  std::memcpy(fill.value.data(), identity.data(), identity.size());
+  driver.plan_with(place.rank, fill_kind_name, {cluster::Use{partial, runtime::Access::write}},
+                   fill, fmt::format("identity of {} for {}", memory::to_string(op_), kernel));
+  component.partials.push_back(Partial{partial, place});
+  return partial;
+}
+
+std::uint64_t ReducePlan::finish(cluster::Driver& driver, const std::string& kernel) {
+  const device::ElementType type = array_.type();
+  const auto element = static_cast<std::uint32_t>(array_.element_bytes());
+  std::uint64_t copies = 0;
+  for (const Component& component : components_) {
+    if (component.partials.empty()) continue;
+    // Per device: the first partial there takes in the others, on the device.
+    std::map<std::pair<int, std::uint32_t>, std::vector<cluster::ChunkRef>> by_device;
+    for (const Partial& partial : component.partials)
+      by_device[{partial.place.rank, partial.place.device}].push_back(partial.ref);
+    std::vector<cluster::ChunkRef> per_device;
+    int lowest_rank = std::numeric_limits<int>::max();
+    for (const auto& [place, partials] : by_device) {
+      if (partials.size() > 1) {
+        driver.combine(place.first, partials.front(),
+                       std::vector<cluster::ChunkRef>(partials.begin() + 1, partials.end()), op_,
+                       type);
+      }
+      per_device.push_back(partials.front());
+      lowest_rank = std::min(lowest_rank, place.first);
+    }
+    // Then per rank and over the ranks.
+    cluster::ChunkRef result = per_device.front();
+    const bool separate = per_device.size() > 1;
+    if (separate) {
+      result = driver.create_chunk(
+          fmt::format("{}{} reduced for {}", array_.name(), component.box.describe(), kernel),
+          component.box.elements() * element, lowest_rank);
+      driver.reduce(per_device, result, op_, type);
+    }
+    // The result replaces the reduced elements wherever the array holds them.
+    for (const Region& region : component.regions) {
+      for (const ArrayChunk& chunk : array_.chunks()) {
+        const auto part = chunk.placement.region.intersect(region);
+        if (!part) continue;
+        driver.copy_box(result, box_in(component.box, *part), chunk.ref,
+                        box_in(chunk.placement.region, *part), element);
+        ++copies;
+      }
+    }
+    for (const Partial& partial : component.partials)
+      driver.destroy(partial.ref);
+    if (separate) driver.destroy(result);
+  }
+  return copies;
+}
+
+}  // namespace strata::array::detail

@@ -1,0 +1,52 @@
+#pragma once
+// The reduce(op) accesses of one launch (the lightning paper, §2.4): each superblock's kernel
+// combines into a partial of its own that starts at the operator's identity; the partials are
+// combined per device, then per rank and over the ranks (the driver's reduction tree), and the
+// result replaces the reduced elements in every chunk that holds them.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "strata/array/array.hpp"
+#include "strata/cluster/driver.hpp"
+#include "strata/memory/combine.hpp"
+
+namespace strata::array::detail {
+
+class ReducePlan {
+ public:
+  // `regions[s]`: superblock s's access region of `array` (empty where it touches none).
+  // Superblocks whose regions overlap without being equal share one partial shape: the box
+  // around all of them.
+  ReducePlan(const Array& array, memory::ReduceOp op, const std::vector<Region>& regions);
+
+  // The region superblock s's partial holds.
+  const Region& partial_region(std::size_t superblock) const;
+  // Plans superblock s's partial on `place`'s rank, filled with the identity; the kernel there
+  // combines into it (read_write).
+  cluster::ChunkRef add_partial(cluster::Driver& driver, std::size_t superblock, const Place& place,
+                                const std::string& kernel);
+  // Plans the combination of the partials and the scatter of the results into the array's
+  // chunks, and frees the temporaries. Returns the box copies planned.
+  std::uint64_t finish(cluster::Driver& driver, const std::string& kernel);
+
+ private:
+  struct Partial {
+    cluster::ChunkRef ref;
+    Place place;
+  };
+  // Overlapping regions of the launch and the partials that hold their box.
+  struct Component {
+    Region box;
+    std::vector<Region> regions;  // distinct
+    std::vector<Partial> partials;
+  };
+
+  const Array& array_;
+  memory::ReduceOp op_;
+  std::vector<Component> components_;
+  std::vector<std::size_t> component_of_;  // per superblock; npos: none
+};
+
+}  // namespace strata::array::detail
