@@ -4,6 +4,7 @@
 
 #include "chunk_boxes.hpp"
 #include "fill_kind.hpp"
+#include "kept_regions.hpp"
 #if STRATA_ARRAY_WITH_HDF5
 #include "hdf5_kinds.hpp"
 #endif
@@ -11,10 +12,22 @@
 
 namespace strata::array {
 
-Arrays::Arrays(node::Node& node, cluster::Driver& driver) : node_(node), driver_(driver) {
+namespace {
+
+// Assembled regions kept for later launches, at most (the least recently used go first).
+constexpr std::size_t kept_regions_limit = 256;
+
+}  // namespace
+
+Arrays::Arrays(node::Node& node, cluster::Driver& driver)
+    : node_(node),
+      driver_(driver),
+      kept_(std::make_unique<detail::KeptRegions>(driver, kept_regions_limit)) {
   const auto devices = static_cast<std::uint32_t>(node.devices().size());
   topology_.devices_per_rank.assign(static_cast<std::size_t>(driver.size()), devices);
 }
+
+Arrays::~Arrays() = default;
 
 void Arrays::prepare(node::Node& node, std::span<const ArrayKernel> kernels) {
   node.program().define_kind(detail::fill_kind_name, detail::fill_kind);
@@ -59,6 +72,7 @@ void Arrays::fill_bytes(const Array& array, device::ElementType type,
   fill.element_bytes = static_cast<std::uint32_t>(array.element_bytes());
   fill.value = value;
   const cluster::PlanBatch batch(driver_);
+  kept_->forget(array);
   for (const ArrayChunk& chunk : array.chunks()) {
     driver_.plan_with(chunk.placement.place.rank, detail::fill_kind_name,
                       {cluster::Use{chunk.ref, runtime::Access::write}}, fill,
@@ -85,6 +99,7 @@ void Arrays::write(const Array& array, std::span<const std::byte> values) {
   }
   const Region whole = Region::whole(array.shape());
   const cluster::PlanBatch batch(driver_);
+  kept_->forget(array);
   for (const ArrayChunk& chunk : array.chunks()) {
     const Region& region = chunk.placement.region;
     std::vector<std::byte> bytes(region.elements() * element);
@@ -131,6 +146,7 @@ std::vector<std::byte> Arrays::read(const Array& array, const Region& region) {
 void Arrays::destroy(Array& array) {
   check_valid(array, "deleting an array");
   const cluster::PlanBatch batch(driver_);
+  kept_->forget(array);
   for (const ArrayChunk& chunk : array.chunks())
     driver_.destroy(chunk.ref);
   array.record().deleted = true;

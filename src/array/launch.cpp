@@ -6,6 +6,7 @@
 #include <map>
 
 #include "chunk_boxes.hpp"
+#include "kept_regions.hpp"
 #include "reduce_plan.hpp"
 #include "strata/array/arrays.hpp"
 #include "strata/base/error.hpp"
@@ -266,11 +267,22 @@ void Arrays::launch(const ArrayKernel& kernel, const Grid& grid, const WorkDistr
       // A temporary chunk on the rank: for a read, assembled from every chunk that holds part of
       // the region; for a write, left as it is (as in the lightning paper: the annotation must
       // name only elements the kernel writes) and scattered back afterwards.
+      // A read region assembled for an earlier launch is kept until the array is written there.
+      if (mode == AccessMode::read) {
+        if (const auto kept = kept_->find(array, rank, region)) {
+          ++stats_.reused_regions;
+          uses.push_back(cluster::Use{*kept, RuntimeAccess::read});
+          launch.placements.push_back(placement_of(region));
+          continue;
+        }
+      }
       ++stats_.assembled_regions;
-      const cluster::ChunkRef temporary =
-          driver_.create_chunk(fmt::format("{}{} for {} superblock {}", array.name(),
-                                           region.describe(), kernel.name(), s),
-                               region.elements() * element, rank);
+      const cluster::ChunkRef temporary = driver_.create_chunk(
+          mode == AccessMode::read
+              ? fmt::format("{}{} assembled on rank {}", array.name(), region.describe(), rank)
+              : fmt::format("{}{} for {} superblock {}", array.name(), region.describe(),
+                            kernel.name(), s),
+          region.elements() * element, rank);
       for (const ArrayChunk& chunk : array.chunks()) {
         if (mode == AccessMode::write) break;
         const auto part = chunk.placement.region.intersect(region);
@@ -281,6 +293,10 @@ void Arrays::launch(const ArrayKernel& kernel, const Grid& grid, const WorkDistr
       }
       uses.push_back(cluster::Use{temporary, runtime_mode(mode)});
       launch.placements.push_back(placement_of(region));
+      if (mode == AccessMode::read) {
+        kept_->keep(array, rank, region, temporary);
+        continue;
+      }
       after.push_back(Scatter{temporary, region, region, &array, nullptr, true, writes(mode)});
     }
     node_.plan_kernel(driver_, rank, launch, uses);
@@ -288,6 +304,7 @@ void Arrays::launch(const ArrayKernel& kernel, const Grid& grid, const WorkDistr
     // Written elements go to every other chunk that holds them: halos and replicas stay coherent.
     for (const Scatter& scatter : after) {
       if (scatter.write_back) {
+        kept_->forget(*scatter.array, scatter.region);
         const std::uint32_t element = static_cast<std::uint32_t>(scatter.array->element_bytes());
         for (const ArrayChunk& chunk : scatter.array->chunks()) {
           if (&chunk == scatter.skip) continue;
@@ -301,8 +318,10 @@ void Arrays::launch(const ArrayKernel& kernel, const Grid& grid, const WorkDistr
       if (scatter.temporary) driver_.destroy(scatter.from);
     }
   }
-  for (auto& [param, reduction] : reductions)
+  for (auto& [param, reduction] : reductions) {
+    kept_->forget(args[param].array());
     stats_.box_copies += reduction.finish(driver_, kernel.name());
+  }
   ++stats_.launches;
 }
 

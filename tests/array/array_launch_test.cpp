@@ -164,6 +164,47 @@ TEST(ArrayLaunch, ConsecutiveLaunchesSeeEachOthersWritesAndHalosStayCoherent) {
   arrays.destroy(dx);
 }
 
+// A read region assembled from several chunks is kept for the next launches on its rank, and
+// dropped when the array is written there — by a launch or from the host.
+TEST(ArrayLaunch, AssembledRegionsAreKeptUntilTheArrayIsWritten) {
+  Arrays arrays(*the_node, *the_driver);
+  constexpr std::uint64_t n = 600;
+  std::vector<float> x(n);
+  for (std::uint64_t i = 0; i < n; ++i)
+    x[i] = static_cast<float>(i % 17);
+  // Row blocks without halos: every superblock's read region x[lo-1:hi+1] spans two chunks.
+  Array in = arrays.from_host<float>("in", {n}, Distribution::row_blocks(100), x);
+  Array out = arrays.create("out", device::ElementType::f32, {n}, Distribution::row_blocks(100));
+  const ArrayKernel stencil = stencil_kernel();
+  const auto run_stencil = [&] {
+    arrays.launch(stencil, Grid{{n}, {20}}, WorkDistribution::tiled({5}),
+                  {Argument::value<std::int32_t>(n), out, in});
+    return arrays.read_as<float>(out);
+  };
+  EXPECT_EQ(run_stencil(), stencil_reference(x));
+  const LaunchStats first = arrays.stats();
+  ASSERT_GT(first.assembled_regions, 0u);
+  EXPECT_EQ(first.reused_regions, 0u);
+  EXPECT_EQ(run_stencil(), stencil_reference(x));
+  const LaunchStats second = arrays.stats();
+  EXPECT_EQ(second.assembled_regions, first.assembled_regions);  // nothing assembled again
+  EXPECT_EQ(second.reused_regions, first.assembled_regions);
+  // A launch writes the input: the kept regions go, the next stencil sees the new values.
+  arrays.launch(scale_kernel(), Grid{{n}, {20}}, WorkDistribution::even(),
+                {Argument::value<std::int32_t>(n), Argument::value(2.0f), in});
+  for (std::uint64_t i = 0; i < n; ++i)
+    x[i] = 2.0f * x[i] + static_cast<float>(i);
+  EXPECT_EQ(run_stencil(), stencil_reference(x));
+  EXPECT_GT(arrays.stats().assembled_regions, second.assembled_regions);
+  // So does a write from the host.
+  for (std::uint64_t i = 0; i < n; ++i)
+    x[i] = static_cast<float>((i * 5) % 11);
+  arrays.write(in, std::as_bytes(std::span<const float>(x)));
+  EXPECT_EQ(run_stencil(), stencil_reference(x));
+  arrays.destroy(in);
+  arrays.destroy(out);
+}
+
 // reduce(+) and reduce(max) into arrays of another shape than the grid: the superblocks of a
 // row of tiles share their reduced region; the result does not depend on the distributions, and
 // it replaces what the reduced elements held (elements no thread reaches keep theirs).

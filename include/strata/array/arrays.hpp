@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstring>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -31,13 +32,20 @@ struct LaunchStats {
   std::uint64_t assembled_regions = 0;  // a temporary chunk was assembled from several chunks
   std::uint64_t box_copies = 0;
   std::uint64_t reduce_partials = 0;  // superblocks' partials of reduce accesses
+  std::uint64_t reused_regions = 0;   // an assembled region kept from an earlier launch was read
 };
+
+namespace detail {
+class KeptRegions;
+}
 
 class Arrays {
  public:
   // Every rank's node must be prepared (prepare()) before the program runs. The topology: every
   // rank has as many devices as this node.
   Arrays(node::Node& node, cluster::Driver& driver);
+  // Drops the regions it kept for later launches (after what is planned on them).
+  ~Arrays();
 
   // Defines the front end's plan kinds and the kernels on `node`: call on every rank, before
   // node.program().run().
@@ -116,6 +124,8 @@ class Arrays {
   Topology topology_;
   LaunchStats stats_;
   std::uint64_t next_temporary_ = 0;
+  // Regions assembled for a launch's read, kept until the array is written there.
+  std::unique_ptr<detail::KeptRegions> kept_;
 };
 
 }  // namespace strata::array
