@@ -1,0 +1,166 @@
+#include "lightning/kmeans_kernels.hpp"
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <limits>
+
+namespace strata::lightning {
+
+using device::CpuBlock;
+using device::KernelDefinition;
+using device::KernelStyle;
+using device::ParamAccess;
+
+array::ArrayKernel kmeans_assign_kernel() {
+  return array::ArrayKernel(
+      KernelDefinition("kmeans_assign")
+          .scalar<std::int32_t>("n")
+          .scalar<std::int32_t>("k")
+          .array<float>("points", ParamAccess::read, 2)
+          .array<float>("centres", ParamAccess::read, 2)
+          .array<std::int32_t>("labels", ParamAccess::write)
+          .cpu([](const CpuBlock& block) {
+            const auto n = static_cast<std::uint64_t>(block.scalar<std::int32_t>(0));
+            const auto k = static_cast<std::uint64_t>(block.scalar<std::int32_t>(1));
+            const auto points = block.global_array<float>(2);
+            const auto centres = block.global_array<float>(3);
+            const auto labels = block.global_array<std::int32_t>(4);
+            for (std::uint64_t i = block.begin.x; i < block.end.x && i < n; ++i) {
+              float best = std::numeric_limits<float>::max();
+              std::int32_t label = 0;
+              for (std::uint64_t c = 0; c < k; ++c) {
+                float distance = 0;
+                for (std::uint64_t f = 0; f < kmeans_features; ++f) {
+                  const float d = points(i, f) - centres(c, f);
+                  distance += d * d;
+                }
+                if (distance < best) {
+                  best = distance;
+                  label = static_cast<std::int32_t>(c);
+                }
+              }
+              labels(i) = label;
+            }
+          })
+          .opencl(R"(
+void kmeans_assign(uint3 virtBlockIdx, int n, int k, __global const float* points,
+                   __global const float* centres, __global int* labels) {
+  const int i = virtBlockIdx.x * get_local_size(0) + get_local_id(0);
+  if (i >= n) return;
+  float best = FLT_MAX;
+  int label = 0;
+  for (int c = 0; c < k; ++c) {
+    float distance = 0.0f;
+    for (int f = 0; f < 4; ++f) {
+      const float d = points[i * STRATA_STRIDE_points_0 + f * STRATA_STRIDE_points_1] -
+                      centres[c * STRATA_STRIDE_centres_0 + f * STRATA_STRIDE_centres_1];
+      distance += d * d;
+    }
+    if (distance < best) {
+      best = distance;
+      label = c;
+    }
+  }
+  labels[i] = label;
+}
+)",
+                  KernelStyle::virtual_blocks),
+      "global i => read points[i, :], read centres[:, :], write labels[i]");
+}
+
+array::ArrayKernel kmeans_accumulate_kernel() {
+  return array::ArrayKernel(
+      KernelDefinition("kmeans_accumulate")
+          .scalar<std::int32_t>("n")
+          .scalar<std::int32_t>("k")
+          .array<float>("points", ParamAccess::read, 2)
+          .array<std::int32_t>("labels", ParamAccess::read)
+          .array<float>("sums", ParamAccess::read_write, 2)
+          .array<std::int32_t>("counts", ParamAccess::read_write)
+          .cpu([](const CpuBlock& block) {
+            const auto n = static_cast<std::uint64_t>(block.scalar<std::int32_t>(0));
+            const auto k = static_cast<std::uint64_t>(block.scalar<std::int32_t>(1));
+            const auto points = block.global_array<float>(2);
+            const auto labels = block.global_array<std::int32_t>(3);
+            const auto sums = block.global_array<float>(4);
+            const auto counts = block.global_array<std::int32_t>(5);
+            // The block's own sums first: one atomic per centre and feature, not per point.
+            constexpr std::uint64_t most = 256;
+            if (k > most) return;  // refused at launch (see kmeans_app)
+            std::array<float, most * kmeans_features> local{};
+            std::array<std::int32_t, most> local_counts{};
+            for (std::uint64_t i = block.begin.x; i < block.end.x && i < n; ++i) {
+              const auto c = static_cast<std::uint64_t>(labels(i));
+              for (std::uint64_t f = 0; f < kmeans_features; ++f)
+                local[c * kmeans_features + f] += points(i, f);
+              ++local_counts[c];
+            }
+            for (std::uint64_t c = 0; c < k; ++c) {
+              if (local_counts[c] == 0) continue;
+              for (std::uint64_t f = 0; f < kmeans_features; ++f)
+                std::atomic_ref<float>(sums(c, f)).fetch_add(local[c * kmeans_features + f]);
+              std::atomic_ref<std::int32_t>(counts(c)).fetch_add(local_counts[c]);
+            }
+          })
+          .opencl(R"(
+inline void kmeans_add_float(volatile __global float* at, float value) {
+  union { unsigned int bits; float number; } seen, next;
+  do {
+    seen.number = *at;
+    next.number = seen.number + value;
+  } while (atomic_cmpxchg((volatile __global unsigned int*)at, seen.bits, next.bits) != seen.bits);
+}
+
+void kmeans_accumulate(uint3 virtBlockIdx, int n, int k, __global const float* points,
+                       __global const int* labels, __global float* sums, __global int* counts) {
+  const int i = virtBlockIdx.x * get_local_size(0) + get_local_id(0);
+  if (i >= n) return;
+  const int c = labels[i];
+  for (int f = 0; f < 4; ++f)
+    kmeans_add_float(&sums[c * STRATA_STRIDE_sums_0 + f * STRATA_STRIDE_sums_1],
+                     points[i * STRATA_STRIDE_points_0 + f * STRATA_STRIDE_points_1]);
+  atomic_add(&counts[c], 1);
+}
+)",
+                  KernelStyle::virtual_blocks),
+      "global i => read points[i, :], read labels[i], reduce(+) sums[:, :], reduce(+) counts[:]");
+}
+
+array::ArrayKernel kmeans_divide_kernel() {
+  return array::ArrayKernel(
+      KernelDefinition("kmeans_divide")
+          .scalar<std::int32_t>("k")
+          .array<float>("sums", ParamAccess::read, 2)
+          .array<std::int32_t>("counts", ParamAccess::read)
+          .array<float>("centres", ParamAccess::read_write, 2)
+          .cpu([](const CpuBlock& block) {
+            const auto k = static_cast<std::uint64_t>(block.scalar<std::int32_t>(0));
+            const auto sums = block.global_array<float>(1);
+            const auto counts = block.global_array<std::int32_t>(2);
+            const auto centres = block.global_array<float>(3);
+            for (std::uint64_t c = block.begin.x; c < block.end.x && c < k; ++c) {
+              if (counts(c) == 0) continue;
+              for (std::uint64_t f = 0; f < kmeans_features; ++f)
+                centres(c, f) = sums(c, f) / static_cast<float>(counts(c));
+            }
+          })
+          .opencl(R"(
+void kmeans_divide(uint3 virtBlockIdx, int k, __global const float* sums,
+                   __global const int* counts, __global float* centres) {
+  const int c = virtBlockIdx.x * get_local_size(0) + get_local_id(0);
+  if (c >= k || counts[c] == 0) return;
+  for (int f = 0; f < 4; ++f)
+    centres[c * STRATA_STRIDE_centres_0 + f * STRATA_STRIDE_centres_1] =
+        sums[c * STRATA_STRIDE_sums_0 + f * STRATA_STRIDE_sums_1] / (float)counts[c];
+}
+)",
+                  KernelStyle::virtual_blocks),
+      "global c => read sums[c, :], read counts[c], readwrite centres[c, :]");
+}
+
+std::vector<array::ArrayKernel> kmeans_kernels() {
+  return {kmeans_assign_kernel(), kmeans_accumulate_kernel(), kmeans_divide_kernel()};
+}
+
+}  // namespace strata::lightning
