@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "chunk_boxes.hpp"
+#include "chunk_index.hpp"
 #include "kept_regions.hpp"
 #include "reduce_plan.hpp"
 #include "strata/array/arrays.hpp"
@@ -183,6 +185,12 @@ void Arrays::launch(const ArrayKernel& kernel, const Grid& grid, const WorkDistr
     }
   }
 
+  // Each array argument's chunks by position: a superblock finds its chunks without a pass over
+  // all of them.
+  std::vector<std::optional<detail::ChunkIndex>> chunk_index(params.size());
+  for (std::size_t p = 0; p < params.size(); ++p)
+    if (args[p].is_array()) chunk_index[p].emplace(args[p].array());
+
   const cluster::PlanBatch batch(driver_);
   for (std::size_t s = 0; s < superblocks.size(); ++s) {
     const SuperblockPlacement& superblock = superblocks[s];
@@ -206,6 +214,7 @@ void Arrays::launch(const ArrayKernel& kernel, const Grid& grid, const WorkDistr
       Region held;
       Region region;
       const Array* array;
+      const detail::ChunkIndex* chunks;
       const ArrayChunk* skip;  // the chunk the kernel wrote directly
       bool temporary;
       bool write_back;
@@ -244,12 +253,12 @@ void Arrays::launch(const ArrayKernel& kernel, const Grid& grid, const WorkDistr
         continue;
       }
       // A chunk of the superblock's rank that holds the whole region, its own device's first.
+      const detail::ChunkIndex& chunks = *chunk_index[p];
       const ArrayChunk* direct = nullptr;
-      for (const ArrayChunk& chunk : array.chunks()) {
-        if (chunk.placement.place.rank != rank || !chunk.placement.region.contains(region))
-          continue;
+      chunks.for_each_meeting(region, [&](const ArrayChunk& chunk) {
+        if (chunk.placement.place.rank != rank || !chunk.placement.region.contains(region)) return;
         if (direct == nullptr || chunk.placement.place == superblock.place) direct = &chunk;
-      }
+      });
       if (direct != nullptr) {
         ++stats_.direct_uses;
         // A write of part of a chunk keeps the rest: only a write of all of it starts afresh.
@@ -259,8 +268,8 @@ void Arrays::launch(const ArrayKernel& kernel, const Grid& grid, const WorkDistr
                                                      : runtime_mode(mode)});
         launch.placements.push_back(placement_of(direct->placement.region));
         if (writes(mode)) {
-          after.push_back(
-              Scatter{direct->ref, direct->placement.region, region, &array, direct, false, true});
+          after.push_back(Scatter{direct->ref, direct->placement.region, region, &array, &chunks,
+                                  direct, false, true});
         }
         continue;
       }
@@ -283,13 +292,13 @@ void Arrays::launch(const ArrayKernel& kernel, const Grid& grid, const WorkDistr
               : fmt::format("{}{} for {} superblock {}", array.name(), region.describe(),
                             kernel.name(), s),
           region.elements() * element, rank);
-      for (const ArrayChunk& chunk : array.chunks()) {
-        if (mode == AccessMode::write) break;
-        const auto part = chunk.placement.region.intersect(region);
-        if (!part) continue;
-        driver_.copy_box(chunk.ref, detail::box_in(chunk.placement.region, *part), temporary,
-                         detail::box_in(region, *part), element);
-        ++stats_.box_copies;
+      if (mode != AccessMode::write) {
+        chunks.for_each_meeting(region, [&](const ArrayChunk& chunk) {
+          const Region part = *chunk.placement.region.intersect(region);
+          driver_.copy_box(chunk.ref, detail::box_in(chunk.placement.region, part), temporary,
+                           detail::box_in(region, part), element);
+          ++stats_.box_copies;
+        });
       }
       uses.push_back(cluster::Use{temporary, runtime_mode(mode)});
       launch.placements.push_back(placement_of(region));
@@ -297,7 +306,8 @@ void Arrays::launch(const ArrayKernel& kernel, const Grid& grid, const WorkDistr
         kept_->keep(array, rank, region, temporary);
         continue;
       }
-      after.push_back(Scatter{temporary, region, region, &array, nullptr, true, writes(mode)});
+      after.push_back(
+          Scatter{temporary, region, region, &array, &chunks, nullptr, true, writes(mode)});
     }
     node_.plan_kernel(driver_, rank, launch, uses);
     ++stats_.superblocks;
@@ -306,14 +316,13 @@ void Arrays::launch(const ArrayKernel& kernel, const Grid& grid, const WorkDistr
       if (scatter.write_back) {
         kept_->forget(*scatter.array, scatter.region);
         const std::uint32_t element = static_cast<std::uint32_t>(scatter.array->element_bytes());
-        for (const ArrayChunk& chunk : scatter.array->chunks()) {
-          if (&chunk == scatter.skip) continue;
-          const auto part = chunk.placement.region.intersect(scatter.region);
-          if (!part) continue;
-          driver_.copy_box(scatter.from, detail::box_in(scatter.held, *part), chunk.ref,
-                           detail::box_in(chunk.placement.region, *part), element);
+        scatter.chunks->for_each_meeting(scatter.region, [&](const ArrayChunk& chunk) {
+          if (&chunk == scatter.skip) return;
+          const Region part = *chunk.placement.region.intersect(scatter.region);
+          driver_.copy_box(scatter.from, detail::box_in(scatter.held, part), chunk.ref,
+                           detail::box_in(chunk.placement.region, part), element);
           ++stats_.box_copies;
-        }
+        });
       }
       if (scatter.temporary) driver_.destroy(scatter.from);
     }

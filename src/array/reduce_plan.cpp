@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "chunk_boxes.hpp"
+#include "chunk_index.hpp"
 #include "fill_kind.hpp"
 
 namespace strata::array::detail {
@@ -108,6 +109,7 @@ std::uint64_t ReducePlan::finish(cluster::Driver& driver, const std::string& ker
   const device::ElementType type = array_.type();
   const auto element = static_cast<std::uint32_t>(array_.element_bytes());
   std::uint64_t copies = 0;
+  const ChunkIndex chunks(array_);
   for (const Component& component : components_) {
     if (component.partials.empty()) continue;
     // Per device: the first partial there takes in the others, on the device.
@@ -136,13 +138,12 @@ std::uint64_t ReducePlan::finish(cluster::Driver& driver, const std::string& ker
     }
     // The result replaces the reduced elements wherever the array holds them.
     for (const Region& region : component.regions) {
-      for (const ArrayChunk& chunk : array_.chunks()) {
-        const auto part = chunk.placement.region.intersect(region);
-        if (!part) continue;
-        driver.copy_box(result, box_in(component.box, *part), chunk.ref,
-                        box_in(chunk.placement.region, *part), element);
+      chunks.for_each_meeting(region, [&](const ArrayChunk& chunk) {
+        const Region part = *chunk.placement.region.intersect(region);
+        driver.copy_box(result, box_in(component.box, part), chunk.ref,
+                        box_in(chunk.placement.region, part), element);
         ++copies;
-      }
+      });
     }
     for (const Partial& partial : component.partials)
       driver.destroy(partial.ref);
