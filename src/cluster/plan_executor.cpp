@@ -38,7 +38,7 @@ std::string error_text(const runtime::TaskHandle& task) {
 PlanExecutor::PlanExecutor(Network& network, runtime::Runtime& runtime,
                            memory::MemoryManager& memory, runtime::ChunkStaging& staging,
                            runtime::ExecutorId network_executor, const OperationTable& operations,
-                           const PlanKindTable& kinds)
+                           const PlanKindTable& kinds, LoadReporter reporter)
     : network_(network),
       runtime_(runtime),
       memory_(memory),
@@ -53,6 +53,7 @@ PlanExecutor::PlanExecutor(Network& network, runtime::Runtime& runtime,
                {op_kinds::write_in, &PlanExecutor::write_in},
                {op_kinds::read_back, &PlanExecutor::read_back},
                {op_kinds::read_size, &PlanExecutor::read_size}},
+      reporter_(std::move(reporter)),
       thread_([this] { serve(); }) {}
 
 PlanExecutor::~PlanExecutor() {
@@ -94,6 +95,20 @@ void PlanExecutor::deliver(ReadResult result) {
   result_ready_.notify_all();
 }
 
+std::vector<DeviceLoad> PlanExecutor::loads() const {
+  return reporter_ ? reporter_() : std::vector<DeviceLoad>{};
+}
+
+std::uint64_t PlanExecutor::unfinished_on(runtime::ExecutorId executor) const {
+  if (executor.index >= counted_executors) return 0;
+  return unfinished_on_[executor.index].load(std::memory_order_relaxed);
+}
+
+void PlanExecutor::report_progress() {
+  network_.post_value(driver_rank, kinds::progress,
+                      Progress{finished_.load(std::memory_order_acquire), loads()});
+}
+
 void PlanExecutor::serve() {
   for (;;) {
     Plan plan;
@@ -116,6 +131,8 @@ void PlanExecutor::serve() {
         }
       }
     }
+    // The driver reads its own loads when it needs them; the others tell it of the work taken.
+    if (reporter_ && network_.rank() != driver_rank) report_progress();
   }
 }
 
@@ -134,6 +151,12 @@ PlanExecutor::LocalChunk& PlanExecutor::local(const PlannedAccess& access) {
 runtime::TaskHandle PlanExecutor::submit_task(runtime::TaskSpec spec, runtime::TaskFunction body,
                                               const std::vector<LocalChunk*>& chunks) {
   submitted_.fetch_add(1, std::memory_order_relaxed);
+  // Counted on its executor when it has one: index + 1, or 0 for not counted.
+  std::uint32_t counted_on = 0;
+  if (spec.executors.size() == 1 && spec.executors.front().index < counted_executors) {
+    counted_on = spec.executors.front().index + 1;
+    unfinished_on_[counted_on - 1].fetch_add(1, std::memory_order_relaxed);
+  }
   for (LocalChunk* chunk : chunks) {
     for (const runtime::DataAccess& access : spec.accesses) {
       if (access.data.id() != chunk->data.id() || access.mode == runtime::Access::read) continue;
@@ -148,17 +171,22 @@ runtime::TaskHandle PlanExecutor::submit_task(runtime::TaskSpec spec, runtime::T
     }
     chunk->users.push_back(task);
   }
-  task.on_complete([this](const runtime::TaskHandle& done) { finished(done); });
+  task.on_complete(
+      [this, counted_on](const runtime::TaskHandle& done) { finished(done, counted_on); });
   return task;
 }
 
-void PlanExecutor::finished(const runtime::TaskHandle& task) {
+void PlanExecutor::finished(const runtime::TaskHandle& task, std::uint32_t counted_on) {
   if (task.status() == runtime::TaskStatus::failed && !failure_reported_.exchange(true)) {
     network_.post_value(driver_rank, kinds::failure, FailureReport{task.name(), error_text(task)});
   }
+  if (counted_on != 0) unfinished_on_[counted_on - 1].fetch_sub(1, std::memory_order_relaxed);
   const std::uint64_t done = finished_.fetch_add(1, std::memory_order_acq_rel) + 1;
-  if (done == submitted_.load(std::memory_order_acquire)) {
-    network_.post_value(driver_rank, kinds::progress, Progress{done});
+  if (done == submitted_.load(std::memory_order_acquire) || done % report_every == 0) {
+    // The driver reads its own devices' loads when it needs them.
+    network_.post_value(
+        driver_rank, kinds::progress,
+        Progress{done, network_.rank() == driver_rank ? std::vector<DeviceLoad>{} : loads()});
   }
 }
 

@@ -1,8 +1,10 @@
 #pragma once
 // PlanExecutor: a rank's side of planning. It turns the driver's plans into runtime tasks on
 // this rank (operations on the CPU pool, sends and receives on the network executor) backed by
-// chunks of the rank's memory manager, and reports progress and failures to the driver.
+// chunks of the rank's memory manager, and reports progress (with its devices' loads) and
+// failures to the driver.
 
+#include <array>
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -27,10 +29,11 @@ namespace strata::cluster::detail {
 class PlanExecutor final : public PlanContext {
  public:
   // The kinds of `kinds` join the built-in ones (execute, send, receive, drop, write_in,
-  // read_back, read_size).
+  // read_back, read_size). `reporter` (optional) reads the devices' loads for progress reports.
   PlanExecutor(Network& network, runtime::Runtime& runtime, memory::MemoryManager& memory,
                runtime::ChunkStaging& staging, runtime::ExecutorId network_executor,
-               const OperationTable& operations, const PlanKindTable& kinds);
+               const OperationTable& operations, const PlanKindTable& kinds,
+               LoadReporter reporter = {});
   // Waits for the plans taken so far to be submitted.
   ~PlanExecutor();
   PlanExecutor(const PlanExecutor&) = delete;
@@ -43,6 +46,16 @@ class PlanExecutor final : public PlanContext {
   std::vector<std::byte> take_read_back(std::uint64_t op, const std::function<void()>& check);
   // On the driver: what another rank read for operation `result.op` (from the network thread).
   void deliver(ReadResult result);
+
+  // This rank's devices' loads now (empty without a reporter).
+  std::vector<DeviceLoad> loads() const;
+  // Operations this rank submitted to `executor` (as their one executor) and not finished yet.
+  std::uint64_t unfinished_on(runtime::ExecutorId executor) const;
+  // Tells the driver the operations finished so far and the devices' loads now. Besides this,
+  // a rank reports when it ran out of work, every report_every operations, and (other than the
+  // driver) after it submitted a plan, so the driver sees work arrive and leave.
+  void report_progress();
+  static constexpr std::uint64_t report_every = 256;
 
   // PlanContext, for the kinds' handlers.
   int rank() const override { return network_.rank(); }
@@ -83,7 +96,7 @@ class PlanExecutor final : public PlanContext {
                  TransferDone done);
   void receive_late(const memory::ChunkView& view, int peer, std::uint64_t transfer,
                     TransferDone done);
-  void finished(const runtime::TaskHandle& task);
+  void finished(const runtime::TaskHandle& task, std::uint32_t counted_on);
 
   Network& network_;
   runtime::Runtime& runtime_;
@@ -101,6 +114,12 @@ class PlanExecutor final : public PlanContext {
   // chunk bouncing between ranks took fresh memory (measured: 25 buffers of 4 MiB per rank in
   // 50 steps), as slow to fill as memory never touched.
   std::map<std::uint64_t, runtime::TaskHandle> drops_;  // used by the plan thread only
+
+  LoadReporter reporter_;
+  // Per executor index (below the bound; others are not counted): operations submitted with that
+  // one executor and not finished. Relaxed counters, off the runtime's hot path.
+  static constexpr std::uint32_t counted_executors = 64;
+  std::array<std::atomic<std::uint64_t>, counted_executors> unfinished_on_{};
 
   std::atomic<std::uint64_t> submitted_{0};
   std::atomic<std::uint64_t> finished_{0};
