@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
+
 #include "array_launch_support.hpp"
 
 namespace strata::array::testing {
@@ -99,8 +102,25 @@ void scale(uint3 virtBlockIdx, int n, float a, __global float* x) {
                      "global i => readwrite x[i]");
 }
 
+std::atomic<bool> hold_released{false};
+
+ArrayKernel hold_kernel() {
+  return ArrayKernel(device::KernelDefinition("hold")
+                         .array<float>("x", device::ParamAccess::read_write)
+                         .cpu([](const device::CpuBlock& block) {
+                           const auto until =
+                               std::chrono::steady_clock::now() + std::chrono::seconds(20);
+                           while (!hold_released.load() && std::chrono::steady_clock::now() < until)
+                             std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                           const auto x = block.global_array<float>(0);
+                           for (std::uint64_t i = block.begin.x; i < block.end.x; ++i)
+                             x(i) += 1.0f;
+                         }),
+                     "global i => readwrite x[i]");
+}
+
 std::vector<ArrayKernel> all_kernels() {
-  return {stencil_kernel(), matmul_kernel(), scale_kernel()};
+  return {stencil_kernel(), matmul_kernel(), scale_kernel(), hold_kernel()};
 }
 
 }  // namespace strata::array::testing

@@ -1,10 +1,13 @@
 // Automatic distributions in a program on 1, 2 and 4 ranks: with one device's memory held by a
 // large array (on the last rank: its load reaches the driver in its progress reports), a new
-// array's chunks are placed elsewhere, and a launch under automatic data and work distributions
-// gives the reference results.
+// array's chunks are placed elsewhere; with work queued on the driver's CPU device, new
+// superblocks go elsewhere; launches under automatic data and work distributions give the
+// reference results.
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
 #include <vector>
 
 #include "array_launch_support.hpp"
@@ -82,6 +85,50 @@ TEST(AutomaticLaunch, NewChunksAvoidADeviceWhoseMemoryIsHeldAndResultsMatch) {
   arrays.destroy(dx);
   arrays.destroy(ballast);
   arrays.synchronize();
+}
+
+TEST(AutomaticLaunch, SuperblocksAvoidADeviceWithQueuedWork) {
+  Arrays arrays(*the_node, *the_driver);
+  const std::vector<Place> places = arrays.topology().places();
+  if (places.size() < 2) GTEST_SKIP() << "a single device: no other place to choose";
+  if (the_node->devices().front()->info().backend != device::BackendKind::cpu)
+    GTEST_SKIP() << "the holding kernel runs on a CPU device";
+  // Eight launches queued on the driver's CPU device, held there until released.
+  const Place busy{0, 0};
+  Array held = arrays.create("held", device::ElementType::f32, {1}, all_on(busy));
+  hold_released = false;
+  constexpr std::uint64_t holds = 8;
+  for (std::uint64_t i = 0; i < holds; ++i)
+    arrays.launch(hold_kernel(), Grid{{1}, {1}}, all_work_on(busy), {held});
+  // The driver reads its own devices' loads at once: the holds count once submitted.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (arrays.topology().load(busy)->queued < holds && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_EQ(arrays.topology().load(busy)->queued, holds);
+
+  // Four superblocks, none on the busy device: each other place has fewer queued, counting them.
+  constexpr std::uint64_t n = 4096;
+  const WorkDistribution work = WorkDistribution::automatic({16});
+  const auto planned = work.superblocks({n / 64, 1, 1}, 1, arrays.topology(), "scale");
+  ASSERT_EQ(planned.size(), 4u);
+  for (const SuperblockPlacement& superblock : planned)
+    EXPECT_FALSE(superblock.place == busy) << "blocks from " << superblock.blocks.lower[0];
+  std::vector<float> x(n);
+  for (std::uint64_t i = 0; i < n; ++i)
+    x[i] = static_cast<float>(i % 11);
+  Array dx = arrays.from_host<float>("x", {n}, Distribution::automatic({n / 4}), x);
+  arrays.launch(
+      scale_kernel(), Grid{{n}, {64}}, work,
+      {Argument::value<std::int32_t>(static_cast<std::int32_t>(n)), Argument::value(2.0f), dx});
+  hold_released = true;
+  for (std::uint64_t i = 0; i < n; ++i)
+    x[i] = 2.0f * x[i] + static_cast<float>(i);
+  EXPECT_EQ(arrays.read_as<float>(dx), x);
+  EXPECT_EQ(arrays.read_as<float>(held), std::vector<float>{static_cast<float>(holds)});
+  arrays.synchronize();
+  EXPECT_EQ(arrays.topology().load(busy)->queued, 0u);
+  arrays.destroy(dx);
+  arrays.destroy(held);
 }
 
 }  // namespace
