@@ -38,7 +38,8 @@ std::string error_text(const runtime::TaskHandle& task) {
 PlanExecutor::PlanExecutor(Network& network, runtime::Runtime& runtime,
                            memory::MemoryManager& memory, runtime::ChunkStaging& staging,
                            runtime::ExecutorId network_executor, const OperationTable& operations,
-                           const PlanKindTable& kinds, LoadReporter reporter)
+                           const PlanKindTable& kinds, UnfinishedCounts& unfinished,
+                           LoadReporter reporter)
     : network_(network),
       runtime_(runtime),
       memory_(memory),
@@ -53,6 +54,7 @@ PlanExecutor::PlanExecutor(Network& network, runtime::Runtime& runtime,
                {op_kinds::write_in, &PlanExecutor::write_in},
                {op_kinds::read_back, &PlanExecutor::read_back},
                {op_kinds::read_size, &PlanExecutor::read_size}},
+      unfinished_(unfinished),
       reporter_(std::move(reporter)),
       thread_([this] { serve(); }) {}
 
@@ -97,11 +99,6 @@ void PlanExecutor::deliver(ReadResult result) {
 
 std::vector<DeviceLoad> PlanExecutor::loads() const {
   return reporter_ ? reporter_() : std::vector<DeviceLoad>{};
-}
-
-std::uint64_t PlanExecutor::unfinished_on(runtime::ExecutorId executor) const {
-  if (executor.index >= counted_executors) return 0;
-  return unfinished_on_[executor.index].load(std::memory_order_relaxed);
 }
 
 void PlanExecutor::report_progress() {
@@ -151,12 +148,7 @@ PlanExecutor::LocalChunk& PlanExecutor::local(const PlannedAccess& access) {
 runtime::TaskHandle PlanExecutor::submit_task(runtime::TaskSpec spec, runtime::TaskFunction body,
                                               const std::vector<LocalChunk*>& chunks) {
   submitted_.fetch_add(1, std::memory_order_relaxed);
-  // Counted on its executor when it has one: index + 1, or 0 for not counted.
-  std::uint32_t counted_on = 0;
-  if (spec.executors.size() == 1 && spec.executors.front().index < counted_executors) {
-    counted_on = spec.executors.front().index + 1;
-    unfinished_on_[counted_on - 1].fetch_add(1, std::memory_order_relaxed);
-  }
+  const std::uint32_t counted_on = unfinished_.add(spec.executors);
   for (LocalChunk* chunk : chunks) {
     for (const runtime::DataAccess& access : spec.accesses) {
       if (access.data.id() != chunk->data.id() || access.mode == runtime::Access::read) continue;
@@ -180,7 +172,7 @@ void PlanExecutor::finished(const runtime::TaskHandle& task, std::uint32_t count
   if (task.status() == runtime::TaskStatus::failed && !failure_reported_.exchange(true)) {
     network_.post_value(driver_rank, kinds::failure, FailureReport{task.name(), error_text(task)});
   }
-  if (counted_on != 0) unfinished_on_[counted_on - 1].fetch_sub(1, std::memory_order_relaxed);
+  unfinished_.done(counted_on);
   const std::uint64_t done = finished_.fetch_add(1, std::memory_order_acq_rel) + 1;
   if (done == submitted_.load(std::memory_order_acquire) || done % report_every == 0) {
     // The driver reads its own devices' loads when it needs them.

@@ -13,6 +13,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <thread>
 #include <vector>
 
@@ -26,14 +27,39 @@
 
 namespace strata::cluster::detail {
 
+// Per executor: the operations of plans submitted with it as their one executor and not finished
+// yet (executors past the bound are not counted). Relaxed counters, off the runtime's hot path;
+// the program keeps them, so a load reporter reads them for as long as the program lives.
+class UnfinishedCounts {
+ public:
+  static constexpr std::uint32_t counted_executors = 64;
+  // Counts one on the only executor of `executors`; what done() takes (0: not counted).
+  std::uint32_t add(std::span<const runtime::ExecutorId> executors) {
+    if (executors.size() != 1 || executors.front().index >= counted_executors) return 0;
+    counts_[executors.front().index].fetch_add(1, std::memory_order_relaxed);
+    return executors.front().index + 1;
+  }
+  void done(std::uint32_t counted) {
+    if (counted != 0) counts_[counted - 1].fetch_sub(1, std::memory_order_relaxed);
+  }
+  std::uint64_t on(runtime::ExecutorId executor) const {
+    if (executor.index >= counted_executors) return 0;
+    return counts_[executor.index].load(std::memory_order_relaxed);
+  }
+
+ private:
+  std::array<std::atomic<std::uint64_t>, counted_executors> counts_{};
+};
+
 class PlanExecutor final : public PlanContext {
  public:
   // The kinds of `kinds` join the built-in ones (execute, send, receive, drop, write_in,
-  // read_back, read_size). `reporter` (optional) reads the devices' loads for progress reports.
+  // read_back, read_size). Operations are counted per executor in `unfinished`; `reporter`
+  // (optional) reads the devices' loads for progress reports.
   PlanExecutor(Network& network, runtime::Runtime& runtime, memory::MemoryManager& memory,
                runtime::ChunkStaging& staging, runtime::ExecutorId network_executor,
                const OperationTable& operations, const PlanKindTable& kinds,
-               LoadReporter reporter = {});
+               UnfinishedCounts& unfinished, LoadReporter reporter = {});
   // Waits for the plans taken so far to be submitted.
   ~PlanExecutor();
   PlanExecutor(const PlanExecutor&) = delete;
@@ -49,8 +75,6 @@ class PlanExecutor final : public PlanContext {
 
   // This rank's devices' loads now (empty without a reporter).
   std::vector<DeviceLoad> loads() const;
-  // Operations this rank submitted to `executor` (as their one executor) and not finished yet.
-  std::uint64_t unfinished_on(runtime::ExecutorId executor) const;
   // Tells the driver the operations finished so far and the devices' loads now. Besides this,
   // a rank reports when it ran out of work, every report_every operations, and (other than the
   // driver) after it submitted a plan, so the driver sees work arrive and leave.
@@ -115,11 +139,8 @@ class PlanExecutor final : public PlanContext {
   // 50 steps), as slow to fill as memory never touched.
   std::map<std::uint64_t, runtime::TaskHandle> drops_;  // used by the plan thread only
 
+  UnfinishedCounts& unfinished_;
   LoadReporter reporter_;
-  // Per executor index (below the bound; others are not counted): operations submitted with that
-  // one executor and not finished. Relaxed counters, off the runtime's hot path.
-  static constexpr std::uint32_t counted_executors = 64;
-  std::array<std::atomic<std::uint64_t>, counted_executors> unfinished_on_{};
 
   std::atomic<std::uint64_t> submitted_{0};
   std::atomic<std::uint64_t> finished_{0};

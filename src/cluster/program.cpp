@@ -57,6 +57,7 @@ struct Program::Parts {
   OperationTable operations;
   PlanKindTable kinds;
   LoadReporter reporter;
+  detail::UnfinishedCounts unfinished;  // outlives the plans, which count in it
   detail::RankCensus census;
   std::unique_ptr<detail::PlanExecutor> plans;
   std::unique_ptr<Driver> driver;
@@ -135,7 +136,7 @@ void Program::set_load_reporter(LoadReporter reporter) {
 }
 
 std::uint64_t Program::unfinished_on(runtime::ExecutorId executor) const {
-  return parts_->plans ? parts_->plans->unfinished_on(executor) : 0;
+  return parts_->unfinished.on(executor);
 }
 
 void Program::extend_kind(const std::string& name,
@@ -147,9 +148,9 @@ void Program::extend_kind(const std::string& name,
 int Program::run(const std::function<void(Driver&)>& main) {
   Parts& p = *parts_;
   if (p.plans) throw Error("a program runs once");
-  p.plans =
-      std::make_unique<detail::PlanExecutor>(p.network, p.runtime, p.memory, p.staging,
-                                             p.network_executor, p.operations, p.kinds, p.reporter);
+  p.plans = std::make_unique<detail::PlanExecutor>(p.network, p.runtime, p.memory, p.staging,
+                                                   p.network_executor, p.operations, p.kinds,
+                                                   p.unfinished, p.reporter);
   p.handlers = true;
   p.network.on(kinds::plan, [&p](int, std::span<const std::byte> payload) {
     p.plans->enqueue(decode<Plan>(payload, "a plan"));
