@@ -174,11 +174,13 @@ void PlanExecutor::finished(const runtime::TaskHandle& task, std::uint32_t count
   }
   unfinished_.done(counted_on);
   const std::uint64_t done = finished_.fetch_add(1, std::memory_order_acq_rel) + 1;
-  if (done == submitted_.load(std::memory_order_acquire) || done % report_every == 0) {
-    // The driver reads its own devices' loads when it needs them.
-    network_.post_value(
-        driver_rank, kinds::progress,
-        Progress{done, network_.rank() == driver_rank ? std::vector<DeviceLoad>{} : loads()});
+  // The driver reads its own devices' loads when it needs them: it hears only of the end.
+  const bool driver = network_.rank() == driver_rank;
+  if (done == submitted_.load(std::memory_order_acquire)) {
+    network_.post_value(driver_rank, kinds::progress,
+                        Progress{done, driver ? std::vector<DeviceLoad>{} : loads()});
+  } else if (!driver && reporter_ && done % report_every == 0) {
+    network_.post_value(driver_rank, kinds::progress, Progress{done, loads()});
   }
 }
 
