@@ -19,13 +19,21 @@ constexpr std::size_t kept_regions_limit = 256;
 
 }  // namespace
 
+Arrays::CurrentTopology::CurrentTopology(cluster::Driver& driver, std::uint32_t devices_per_rank)
+    : driver_(driver) {
+  topology_.devices_per_rank.assign(static_cast<std::size_t>(driver.size()), devices_per_rank);
+}
+
+Arrays::CurrentTopology::operator const Topology&() const {
+  topology_.loads = driver_.loads();
+  return topology_;
+}
+
 Arrays::Arrays(node::Node& node, cluster::Driver& driver)
     : node_(node),
       driver_(driver),
-      kept_(std::make_unique<detail::KeptRegions>(driver, kept_regions_limit)) {
-  const auto devices = static_cast<std::uint32_t>(node.devices().size());
-  topology_.devices_per_rank.assign(static_cast<std::size_t>(driver.size()), devices);
-}
+      topology_(driver, static_cast<std::uint32_t>(node.devices().size())),
+      kept_(std::make_unique<detail::KeptRegions>(driver, kept_regions_limit)) {}
 
 Arrays::~Arrays() = default;
 
@@ -48,7 +56,7 @@ Array Arrays::create(std::string name, device::ElementType type, std::vector<std
   record->distribution = distribution.describe();
   const std::uint64_t element = device::size_of(type);
   const auto placements =
-      distribution.chunks(record->shape, topology_, "array '" + record->name + "'");
+      distribution.chunks(record->shape, topology_, "array '" + record->name + "'", element);
   for (std::size_t i = 0; i < placements.size(); ++i) {
     const ChunkPlacement& placement = placements[i];
     const cluster::ChunkRef ref =

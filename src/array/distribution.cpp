@@ -23,6 +23,51 @@ bool Topology::contains(const Place& place) const {
          place.device < devices_per_rank[static_cast<std::size_t>(place.rank)];
 }
 
+std::optional<PlaceLoad> Topology::load(const Place& place) const {
+  if (place.rank < 0 || static_cast<std::size_t>(place.rank) >= loads.size()) return std::nullopt;
+  const auto& devices = loads[static_cast<std::size_t>(place.rank)];
+  if (place.device >= devices.size()) return std::nullopt;
+  return devices[place.device];
+}
+
+std::vector<std::size_t> place_by_load(std::span<const Place> places, const Topology& topology,
+                                       std::span<const std::uint64_t> bytes,
+                                       Distribution::Assign assign) {
+  // A place whose load is unknown counts as the freest known one with nothing queued: it has
+  // not reported yet (it has done nothing), or the topology is synthetic (all equal).
+  std::uint64_t freest = 0;
+  for (const Place& place : places)
+    if (const auto load = topology.load(place)) freest = std::max(freest, load->free_bytes);
+  struct State {
+    std::uint64_t free_bytes;
+    std::uint64_t queued;
+  };
+  std::vector<State> states;
+  states.reserve(places.size());
+  for (const Place& place : places) {
+    const auto load = topology.load(place);
+    states.push_back(load ? State{load->free_bytes, load->queued} : State{freest, 0});
+  }
+  const bool memory_first = assign == Distribution::Assign::most_free_memory;
+  const auto better = [memory_first](const State& a, const State& b) {
+    if (memory_first && a.free_bytes != b.free_bytes) return a.free_bytes > b.free_bytes;
+    if (a.queued != b.queued) return a.queued < b.queued;
+    return a.free_bytes > b.free_bytes;
+  };
+  std::vector<std::size_t> chosen;
+  chosen.reserve(bytes.size());
+  for (const std::uint64_t item : bytes) {
+    std::size_t best = 0;
+    for (std::size_t p = 1; p < states.size(); ++p)
+      if (better(states[p], states[best])) best = p;
+    chosen.push_back(best);
+    State& state = states[best];
+    state.free_bytes -= std::min(state.free_bytes, item);
+    ++state.queued;
+  }
+  return chosen;
+}
+
 namespace {
 
 void check_tile(const std::vector<std::uint64_t>& tile, const char* what) {
@@ -84,6 +129,10 @@ Distribution Distribution::round_robin(std::vector<std::uint64_t> tile) {
   return made;
 }
 
+Distribution Distribution::automatic(std::vector<std::uint64_t> tile) {
+  return tiles(std::move(tile)).assigned(Assign::most_free_memory);
+}
+
 Distribution Distribution::custom(std::string name, Custom chunks) {
   if (!chunks) throw Error("custom distribution '" + name + "' has no function");
   Distribution made(Kind::custom, "custom '" + name + "'");
@@ -91,9 +140,32 @@ Distribution Distribution::custom(std::string name, Custom chunks) {
   return made;
 }
 
+namespace {
+
+const char* suffix_of(Distribution::Assign assign) {
+  switch (assign) {
+    case Distribution::Assign::round_robin:
+      return ", round-robin";
+    case Distribution::Assign::most_free_memory:
+      return ", placed where memory is free";
+    case Distribution::Assign::least_queued_work:
+      return ", placed where little work is queued";
+    case Distribution::Assign::blocked:
+      break;
+  }
+  return "";
+}
+
+}  // namespace
+
 Distribution Distribution::assigned(Assign assign) const {
   Distribution made = *this;
-  if (made.assign_ != assign && assign == Assign::round_robin) made.name_ += ", round-robin";
+  if (made.assign_ != assign) {
+    const std::string old_suffix = suffix_of(made.assign_);
+    if (!old_suffix.empty() && made.name_.ends_with(old_suffix))
+      made.name_.resize(made.name_.size() - old_suffix.size());
+    made.name_ += suffix_of(assign);
+  }
   made.assign_ = assign;
   return made;
 }
@@ -138,7 +210,8 @@ std::vector<Region> Distribution::cut(const Shape& shape, const std::string& arr
 }
 
 std::vector<ChunkPlacement> Distribution::chunks(const Shape& shape, const Topology& topology,
-                                                 const std::string& array) const {
+                                                 const std::string& array,
+                                                 std::uint64_t element_bytes) const {
   const std::vector<Place> places = topology.places();
   if (places.empty()) {
     throw Error(fmt::format("{} has no device to go to: the topology lists none", array));
@@ -173,6 +246,16 @@ std::vector<ChunkPlacement> Distribution::chunks(const Shape& shape, const Topol
   }
   const std::vector<Region> regions = cut(shape, array);
   const std::size_t n = regions.size();
+  if (assign_ == Assign::most_free_memory || assign_ == Assign::least_queued_work) {
+    std::vector<std::uint64_t> bytes;
+    bytes.reserve(n);
+    for (const Region& region : regions)
+      bytes.push_back(region.elements() * element_bytes);
+    const std::vector<std::size_t> slots = place_by_load(places, topology, bytes, assign_);
+    for (std::size_t i = 0; i < n; ++i)
+      chunks.push_back(ChunkPlacement{regions[i], places[slots[i]]});
+    return chunks;
+  }
   for (std::size_t i = 0; i < n; ++i) {
     const std::size_t slot =
         assign_ == Assign::round_robin ? i % places.size() : i * places.size() / n;

@@ -39,6 +39,13 @@ WorkDistribution WorkDistribution::round_robin(std::vector<std::uint64_t> blocks
   return made;
 }
 
+WorkDistribution WorkDistribution::automatic(std::vector<std::uint64_t> blocks) {
+  WorkDistribution made = tiled(std::move(blocks));
+  made.assign_ = Distribution::Assign::least_queued_work;
+  made.name_ += ", placed where little work is queued";
+  return made;
+}
+
 WorkDistribution WorkDistribution::even() {
   return WorkDistribution(Kind::even, "one superblock per device");
 }

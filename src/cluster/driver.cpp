@@ -29,7 +29,8 @@ Driver::Driver(Network& network, detail::PlanExecutor& local, const OperationTab
       operations_(operations),
       kinds_(kinds),
       planned_(static_cast<std::size_t>(network.size()), 0),
-      finished_(static_cast<std::size_t>(network.size()), 0) {}
+      finished_(static_cast<std::size_t>(network.size()), 0),
+      loads_(static_cast<std::size_t>(network.size())) {}
 
 void Driver::check_rank(int rank, const char* what) const {
   if (rank < 0 || rank >= size()) {
@@ -401,8 +402,23 @@ void Driver::wait_all() {
 void Driver::on_progress(int rank, const Progress& progress) {
   std::lock_guard guard(lock_);
   auto& finished = finished_.at(static_cast<std::size_t>(rank));
+  // Reports may cross on the way (they are sent from several threads): an older one's loads
+  // do not replace a newer one's.
+  if (!progress.devices.empty() && progress.finished >= finished) {
+    loads_.at(static_cast<std::size_t>(rank)) = progress.devices;
+  }
   finished = std::max(finished, progress.finished);
   changed_.notify_all();
+}
+
+std::vector<std::vector<DeviceLoad>> Driver::loads() const {
+  std::vector<std::vector<DeviceLoad>> loads;
+  {
+    std::lock_guard guard(lock_);
+    loads = loads_;
+  }
+  loads.at(static_cast<std::size_t>(network_.rank())) = local_.loads();
+  return loads;
 }
 
 void Driver::on_failure(int rank, const FailureReport& report) {

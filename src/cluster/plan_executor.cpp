@@ -38,7 +38,8 @@ std::string error_text(const runtime::TaskHandle& task) {
 PlanExecutor::PlanExecutor(Network& network, runtime::Runtime& runtime,
                            memory::MemoryManager& memory, runtime::ChunkStaging& staging,
                            runtime::ExecutorId network_executor, const OperationTable& operations,
-                           const PlanKindTable& kinds)
+                           const PlanKindTable& kinds, UnfinishedCounts& unfinished,
+                           LoadReporter reporter)
     : network_(network),
       runtime_(runtime),
       memory_(memory),
@@ -53,6 +54,8 @@ PlanExecutor::PlanExecutor(Network& network, runtime::Runtime& runtime,
                {op_kinds::write_in, &PlanExecutor::write_in},
                {op_kinds::read_back, &PlanExecutor::read_back},
                {op_kinds::read_size, &PlanExecutor::read_size}},
+      unfinished_(unfinished),
+      reporter_(std::move(reporter)),
       thread_([this] { serve(); }) {}
 
 PlanExecutor::~PlanExecutor() {
@@ -94,6 +97,15 @@ void PlanExecutor::deliver(ReadResult result) {
   result_ready_.notify_all();
 }
 
+std::vector<DeviceLoad> PlanExecutor::loads() const {
+  return reporter_ ? reporter_() : std::vector<DeviceLoad>{};
+}
+
+void PlanExecutor::report_progress() {
+  network_.post_value(driver_rank, kinds::progress,
+                      Progress{finished_.load(std::memory_order_acquire), loads()});
+}
+
 void PlanExecutor::serve() {
   for (;;) {
     Plan plan;
@@ -116,6 +128,8 @@ void PlanExecutor::serve() {
         }
       }
     }
+    // The driver reads its own loads when it needs them; the others tell it of the work taken.
+    if (reporter_ && network_.rank() != driver_rank) report_progress();
   }
 }
 
@@ -134,6 +148,7 @@ PlanExecutor::LocalChunk& PlanExecutor::local(const PlannedAccess& access) {
 runtime::TaskHandle PlanExecutor::submit_task(runtime::TaskSpec spec, runtime::TaskFunction body,
                                               const std::vector<LocalChunk*>& chunks) {
   submitted_.fetch_add(1, std::memory_order_relaxed);
+  const std::uint32_t counted_on = unfinished_.add(spec.executors);
   for (LocalChunk* chunk : chunks) {
     for (const runtime::DataAccess& access : spec.accesses) {
       if (access.data.id() != chunk->data.id() || access.mode == runtime::Access::read) continue;
@@ -148,17 +163,24 @@ runtime::TaskHandle PlanExecutor::submit_task(runtime::TaskSpec spec, runtime::T
     }
     chunk->users.push_back(task);
   }
-  task.on_complete([this](const runtime::TaskHandle& done) { finished(done); });
+  task.on_complete(
+      [this, counted_on](const runtime::TaskHandle& done) { finished(done, counted_on); });
   return task;
 }
 
-void PlanExecutor::finished(const runtime::TaskHandle& task) {
+void PlanExecutor::finished(const runtime::TaskHandle& task, std::uint32_t counted_on) {
   if (task.status() == runtime::TaskStatus::failed && !failure_reported_.exchange(true)) {
     network_.post_value(driver_rank, kinds::failure, FailureReport{task.name(), error_text(task)});
   }
+  unfinished_.done(counted_on);
   const std::uint64_t done = finished_.fetch_add(1, std::memory_order_acq_rel) + 1;
+  // The driver reads its own devices' loads when it needs them: it hears only of the end.
+  const bool driver = network_.rank() == driver_rank;
   if (done == submitted_.load(std::memory_order_acquire)) {
-    network_.post_value(driver_rank, kinds::progress, Progress{done});
+    network_.post_value(driver_rank, kinds::progress,
+                        Progress{done, driver ? std::vector<DeviceLoad>{} : loads()});
+  } else if (!driver && reporter_ && done % report_every == 0) {
+    network_.post_value(driver_rank, kinds::progress, Progress{done, loads()});
   }
 }
 

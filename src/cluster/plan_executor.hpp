@@ -1,8 +1,10 @@
 #pragma once
 // PlanExecutor: a rank's side of planning. It turns the driver's plans into runtime tasks on
 // this rank (operations on the CPU pool, sends and receives on the network executor) backed by
-// chunks of the rank's memory manager, and reports progress and failures to the driver.
+// chunks of the rank's memory manager, and reports progress (with its devices' loads) and
+// failures to the driver.
 
+#include <array>
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -11,6 +13,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <thread>
 #include <vector>
 
@@ -24,13 +27,39 @@
 
 namespace strata::cluster::detail {
 
+// Per executor: the operations of plans submitted with it as their one executor and not finished
+// yet (executors past the bound are not counted). Relaxed counters, off the runtime's hot path;
+// the program keeps them, so a load reporter reads them for as long as the program lives.
+class UnfinishedCounts {
+ public:
+  static constexpr std::uint32_t counted_executors = 64;
+  // Counts one on the only executor of `executors`; what done() takes (0: not counted).
+  std::uint32_t add(std::span<const runtime::ExecutorId> executors) {
+    if (executors.size() != 1 || executors.front().index >= counted_executors) return 0;
+    counts_[executors.front().index].fetch_add(1, std::memory_order_relaxed);
+    return executors.front().index + 1;
+  }
+  void done(std::uint32_t counted) {
+    if (counted != 0) counts_[counted - 1].fetch_sub(1, std::memory_order_relaxed);
+  }
+  std::uint64_t on(runtime::ExecutorId executor) const {
+    if (executor.index >= counted_executors) return 0;
+    return counts_[executor.index].load(std::memory_order_relaxed);
+  }
+
+ private:
+  std::array<std::atomic<std::uint64_t>, counted_executors> counts_{};
+};
+
 class PlanExecutor final : public PlanContext {
  public:
   // The kinds of `kinds` join the built-in ones (execute, send, receive, drop, write_in,
-  // read_back, read_size).
+  // read_back, read_size). Operations are counted per executor in `unfinished`; `reporter`
+  // (optional) reads the devices' loads for progress reports.
   PlanExecutor(Network& network, runtime::Runtime& runtime, memory::MemoryManager& memory,
                runtime::ChunkStaging& staging, runtime::ExecutorId network_executor,
-               const OperationTable& operations, const PlanKindTable& kinds);
+               const OperationTable& operations, const PlanKindTable& kinds,
+               UnfinishedCounts& unfinished, LoadReporter reporter = {});
   // Waits for the plans taken so far to be submitted.
   ~PlanExecutor();
   PlanExecutor(const PlanExecutor&) = delete;
@@ -43,6 +72,15 @@ class PlanExecutor final : public PlanContext {
   std::vector<std::byte> take_read_back(std::uint64_t op, const std::function<void()>& check);
   // On the driver: what another rank read for operation `result.op` (from the network thread).
   void deliver(ReadResult result);
+
+  // This rank's devices' loads now (empty without a reporter).
+  std::vector<DeviceLoad> loads() const;
+  // Tells the driver the operations finished so far and the devices' loads now. Besides this,
+  // a rank reports when it ran out of work and (other than the driver, with a reporter) every
+  // report_every operations and after it submitted a plan, so the driver sees work arrive and
+  // leave.
+  void report_progress();
+  static constexpr std::uint64_t report_every = 256;
 
   // PlanContext, for the kinds' handlers.
   int rank() const override { return network_.rank(); }
@@ -83,7 +121,7 @@ class PlanExecutor final : public PlanContext {
                  TransferDone done);
   void receive_late(const memory::ChunkView& view, int peer, std::uint64_t transfer,
                     TransferDone done);
-  void finished(const runtime::TaskHandle& task);
+  void finished(const runtime::TaskHandle& task, std::uint32_t counted_on);
 
   Network& network_;
   runtime::Runtime& runtime_;
@@ -101,6 +139,9 @@ class PlanExecutor final : public PlanContext {
   // chunk bouncing between ranks took fresh memory (measured: 25 buffers of 4 MiB per rank in
   // 50 steps), as slow to fill as memory never touched.
   std::map<std::uint64_t, runtime::TaskHandle> drops_;  // used by the plan thread only
+
+  UnfinishedCounts& unfinished_;
+  LoadReporter reporter_;
 
   std::atomic<std::uint64_t> submitted_{0};
   std::atomic<std::uint64_t> finished_{0};

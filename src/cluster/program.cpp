@@ -56,6 +56,8 @@ struct Program::Parts {
   runtime::ExecutorId network_executor;
   OperationTable operations;
   PlanKindTable kinds;
+  LoadReporter reporter;
+  detail::UnfinishedCounts unfinished;  // outlives the plans, which count in it
   detail::RankCensus census;
   std::unique_ptr<detail::PlanExecutor> plans;
   std::unique_ptr<Driver> driver;
@@ -128,6 +130,15 @@ void Program::define_kind(std::string name, PlanKind kind) {
   parts_->kinds.define(std::move(name), std::move(kind));
 }
 
+void Program::set_load_reporter(LoadReporter reporter) {
+  if (parts_->plans) throw Error("a load reporter installed after run()");
+  parts_->reporter = std::move(reporter);
+}
+
+std::uint64_t Program::unfinished_on(runtime::ExecutorId executor) const {
+  return parts_->unfinished.on(executor);
+}
+
 void Program::extend_kind(const std::string& name,
                           const std::function<PlanKind(PlanKind)>& extend) {
   if (parts_->plans) throw Error("plan operation kind '" + name + "' extended after run()");
@@ -138,7 +149,8 @@ int Program::run(const std::function<void(Driver&)>& main) {
   Parts& p = *parts_;
   if (p.plans) throw Error("a program runs once");
   p.plans = std::make_unique<detail::PlanExecutor>(p.network, p.runtime, p.memory, p.staging,
-                                                   p.network_executor, p.operations, p.kinds);
+                                                   p.network_executor, p.operations, p.kinds,
+                                                   p.unfinished, p.reporter);
   p.handlers = true;
   p.network.on(kinds::plan, [&p](int, std::span<const std::byte> payload) {
     p.plans->enqueue(decode<Plan>(payload, "a plan"));
@@ -150,6 +162,8 @@ int Program::run(const std::function<void(Driver&)>& main) {
   });
 
   if (!is_driver()) {
+    // The driver knows this rank's devices' loads from the start (the reports arrive in order).
+    if (p.reporter) p.plans->report_progress();
     p.census.report();
     std::unique_lock guard(p.lock);
     p.changed.wait(guard, [&] { return p.shutdown; });

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <deque>
 #include <future>
+#include <limits>
 
 #include "io_threads.hpp"
 #include "manager_records.hpp"
@@ -424,6 +425,13 @@ MemoryStats MemoryManager::stats() const {
   stats.spaces[disk().index].peak = spill.peak_bytes_on_disk;
   stats.bytes_moved = bytes_moved_;
   return stats;
+}
+
+std::uint64_t MemoryManager::free_bytes(SpaceId space) const {
+  std::lock_guard guard(state_lock_);
+  const SpaceStats& stats = spaces_.at(space.index)->stats;
+  if (stats.capacity == 0) return std::numeric_limits<std::uint64_t>::max();
+  return stats.capacity > stats.used ? stats.capacity - stats.used : 0;
 }
 
 std::string MemoryStats::format() const {

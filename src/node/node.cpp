@@ -43,6 +43,20 @@ void Node::build(NodeOptions options) {
   kernels_ = std::make_unique<KernelPlans>(devices_, executors_);
   program_ = std::make_unique<cluster::Program>(
       cluster::ProgramParts{*network_, *runtime_, *memory_, *staging_, network_executor_});
+  // Each device's load, for the driver's placement of new chunks and work: the free bytes of its
+  // memory space and the plans' operations on its executors not finished yet.
+  program_->set_load_reporter([this] {
+    std::vector<cluster::DeviceLoad> loads;
+    loads.reserve(devices_.size());
+    for (std::size_t d = 0; d < devices_.size(); ++d) {
+      const runtime::DeviceExecutors& queues = executors_[d];
+      loads.push_back(cluster::DeviceLoad{memory_->free_bytes(memory_->space_of(*devices_[d])),
+                                          program_->unfinished_on(queues.compute) +
+                                              program_->unfinished_on(queues.upload) +
+                                              program_->unfinished_on(queues.download)});
+    }
+    return loads;
+  });
   program_->define_kind("kernel", [kernels = kernels_.get()](cluster::PlanContext& context,
                                                              const cluster::PlanOp& op) {
     kernels->launch(context, op);

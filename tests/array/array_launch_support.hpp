@@ -2,6 +2,7 @@
 // What the distributed-launch tests share: the node and driver of the program (rank 0 runs the
 // tests as the driver's main) and the kernels every rank defines.
 
+#include <atomic>
 #include <vector>
 
 #include "strata/array/arrays.hpp"
@@ -23,6 +24,10 @@ ArrayKernel column_sums_kernel();
 // reduce(+) y[i-1:i+1]: every x[i] added to its own and its neighbours' y (superblocks' reduced
 // regions overlap without being equal).
 ArrayKernel spread_kernel();
+// x[i] += 1 once hold_released is set on the driver (CPU only; it waits at most 20 s): work that
+// stays queued on rank 0's CPU device until a test lets it go.
+ArrayKernel hold_kernel();
+extern std::atomic<bool> hold_released;
 
 std::vector<ArrayKernel> all_kernels();
 

@@ -31,8 +31,11 @@ std::vector<float> stencil_reference(const std::vector<float>& in) {
 }
 
 std::vector<Distribution> data_distributions_1d(std::uint64_t n) {
-  return {Distribution::row_blocks(n / 5 + 1), Distribution::stencil({n / 3 + 1}, {1}),
-          Distribution::replicated(), Distribution::round_robin({n / 7 + 1}),
+  return {Distribution::row_blocks(n / 5 + 1),
+          Distribution::stencil({n / 3 + 1}, {1}),
+          Distribution::replicated(),
+          Distribution::round_robin({n / 7 + 1}),
+          Distribution::automatic({n / 6 + 1}),
           Distribution::custom("uneven", [](const Shape& shape, const Topology& topology) {
             // A tenth, then the rest, on the last place and the first.
             const std::vector<Place> places = topology.places();
@@ -48,7 +51,7 @@ std::vector<Distribution> data_distributions_1d(std::uint64_t n) {
 
 std::vector<WorkDistribution> work_distributions_1d() {
   return {WorkDistribution::tiled({4}), WorkDistribution::round_robin({3}),
-          WorkDistribution::even()};
+          WorkDistribution::even(), WorkDistribution::automatic({5})};
 }
 
 TEST(ArrayLaunch, StencilResultsDoNotDependOnDataOrWorkDistributions) {
@@ -106,10 +109,10 @@ TEST(ArrayLaunch, MatrixProductUnderTilesRowsAndReplicas) {
   const ArrayKernel kernel = matmul_kernel();
   const std::vector<Distribution> distributions{
       Distribution::row_blocks(13), Distribution::tiles({16, 24}), Distribution::column_blocks(20),
-      Distribution::replicated()};
-  const std::vector<WorkDistribution> works{WorkDistribution::tiled({2, 1}),
-                                            WorkDistribution::round_robin({1, 2}),
-                                            WorkDistribution::even()};
+      Distribution::replicated(), Distribution::automatic({20, 20})};
+  const std::vector<WorkDistribution> works{
+      WorkDistribution::tiled({2, 1}), WorkDistribution::round_robin({1, 2}),
+      WorkDistribution::even(), WorkDistribution::automatic({2, 2})};
   for (std::size_t c = 0; c < distributions.size(); ++c) {
     const Distribution& distribution = distributions[c];
     const WorkDistribution& work = works[c % works.size()];
@@ -289,10 +292,11 @@ TEST(ArrayLaunch, OverlappingReducedRegionsCombineEveryContribution) {
   const std::vector<WorkDistribution> works = work_distributions_1d();
   for (std::size_t c = 0; c < works.size(); ++c) {
     Array dx = arrays.from_host<std::int32_t>("x", {n}, Distribution::row_blocks(n / 5 + 1), x);
-    Array dy = arrays.create("y", device::ElementType::i32, {n}, outs[c]);
+    const Distribution& out = outs[c % outs.size()];
+    Array dy = arrays.create("y", device::ElementType::i32, {n}, out);
     arrays.launch(kernel, Grid{{n}, {16}}, works[c], {Argument::value<std::int32_t>(n), dx, dy});
     EXPECT_EQ(arrays.read_as<std::int32_t>(dy), expected)
-        << outs[c].describe() << ", " << works[c].describe();
+        << out.describe() << ", " << works[c].describe();
     arrays.destroy(dx);
     arrays.destroy(dy);
   }

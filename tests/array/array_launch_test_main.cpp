@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <thread>
 
 #include "array_launch_support.hpp"
 
@@ -175,8 +177,26 @@ void spread(uint3 virtBlockIdx, int n, __global const int* x, __global int* y) {
                      "global i => read x[i], reduce(+) y[i-1:i+1]");
 }
 
+std::atomic<bool> hold_released{false};
+
+ArrayKernel hold_kernel() {
+  return ArrayKernel(device::KernelDefinition("hold")
+                         .array<float>("x", device::ParamAccess::read_write)
+                         .cpu([](const device::CpuBlock& block) {
+                           const auto until =
+                               std::chrono::steady_clock::now() + std::chrono::seconds(20);
+                           while (!hold_released.load() && std::chrono::steady_clock::now() < until)
+                             std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                           const auto x = block.global_array<float>(0);
+                           for (std::uint64_t i = block.begin.x; i < block.end.x; ++i)
+                             x(i) += 1.0f;
+                         }),
+                     "global i => readwrite x[i]");
+}
+
 std::vector<ArrayKernel> all_kernels() {
-  return {stencil_kernel(), matmul_kernel(), scale_kernel(), column_sums_kernel(), spread_kernel()};
+  return {stencil_kernel(),     matmul_kernel(), scale_kernel(),
+          column_sums_kernel(), spread_kernel(), hold_kernel()};
 }
 
 }  // namespace strata::array::testing

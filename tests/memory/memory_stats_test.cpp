@@ -1,11 +1,12 @@
 // Statistics tell the truth: evictions are counted once per copy that actually leaves a space,
 // checked against what a test counts from the outside under random pressure, and the disk space
-// reports the peak of its spill files.
+// reports the peak of its spill files; free bytes are the capacity less what is in use.
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <atomic>
+#include <limits>
 #include <random>
 #include <shared_mutex>
 #include <thread>
@@ -111,6 +112,31 @@ TEST(MemoryStats, DeviceEvictionsEqualTheCopiesThatLeftTheDevice) {
   EXPECT_GT(counts.out_of.load(), 0u);  // updated copies had to move to the host
   EXPECT_GT(stats.evictions, counts.out_of.load() / 2);
   std::printf("%s", manager.stats().format().c_str());
+}
+
+TEST(MemoryStats, FreeBytesAreTheCapacityLessWhatIsInUse) {
+  auto gpu = device::make_cpu_device(device::default_block_runner());
+  device::Device* devices[1] = {gpu.get()};
+  MemoryOptions options;
+  options.device_capacity = 8 * chunk_bytes;
+  options.host_capacity = 1024 * KiB;
+  MemoryManager manager(options, devices);
+  const SpaceId dev = manager.space_of(*gpu);
+  EXPECT_EQ(manager.free_bytes(dev), 8 * chunk_bytes);
+  const std::vector<ChunkId> chunks = make_chunks(manager, 3);
+  const std::vector<ChunkRequest> requests{{chunks[0], ChunkAccess::read},
+                                           {chunks[1], ChunkAccess::read_write}};
+  manager.acquire(requests, dev);
+  EXPECT_EQ(manager.free_bytes(dev), 6 * chunk_bytes);
+  manager.release(requests, dev);
+  // Released copies stay cached: still in use until evicted or freed.
+  EXPECT_EQ(manager.free_bytes(dev), 6 * chunk_bytes);
+  manager.destroy_chunk(chunks[1]);
+  EXPECT_EQ(manager.free_bytes(dev), 7 * chunk_bytes);
+  EXPECT_EQ(manager.free_bytes(manager.host()),
+            manager.stats().spaces[manager.host().index].capacity -
+                manager.stats().spaces[manager.host().index].used);
+  EXPECT_EQ(manager.free_bytes(manager.disk()), std::numeric_limits<std::uint64_t>::max());
 }
 
 TEST(MemoryStats, HostEvictionsEqualTheCopiesThatLeftTheHost) {

@@ -92,7 +92,7 @@ TEST(KernelPlans, AnUndefinedKernelOrABadArgumentIsRefusedWhenPlanned) {
   } catch (const Error& error) {
     EXPECT_NE(std::string(error.what())
                   .find("kernel 'saxpy' is not defined on this node "
-                        "(defined: add_u32, axpy, keep_below)"),
+                        "(defined: add_u32, axpy, gate, keep_below)"),
               std::string::npos)
         << error.what();
   }

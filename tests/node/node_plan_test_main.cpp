@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <thread>
 
 #include "node_plan_support.hpp"
 
@@ -79,6 +81,19 @@ __kernel void add_u32(uint n, uint a, __global uint* x) {
 )");
 }
 
+std::atomic<bool> gate_open{false};
+
+device::KernelDefinition gate_kernel() {
+  return device::KernelDefinition("gate")
+      .array<std::uint32_t>("x", device::ParamAccess::read_write)
+      .cpu([](const device::CpuBlock& block) {
+        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+        while (!gate_open.load() && std::chrono::steady_clock::now() < until)
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        block.array<std::uint32_t>(0)[0] += 1;
+      });
+}
+
 void define_late_size_operations(cluster::Program& program) {
   program.define("keep_odd", [](cluster::OperationContext& op) {
     const auto values = op.chunk_as<std::uint32_t>(0);
@@ -112,6 +127,7 @@ int main(int argc, char** argv) {
   node.define_kernel(strata::node::testing::axpy_kernel());
   node.define_kernel(strata::node::testing::keep_below_kernel());
   node.define_kernel(strata::node::testing::add_u32_kernel());
+  node.define_kernel(strata::node::testing::gate_kernel());
   strata::node::testing::define_late_size_operations(node.program());
   strata::node::testing::the_node = &node;
   int tests = 0;

@@ -42,7 +42,8 @@ class KeptRegions;
 class Arrays {
  public:
   // Every rank's node must be prepared (prepare()) before the program runs. The topology: every
-  // rank has as many devices as this node.
+  // rank has as many devices as this node; its loads are the driver's view of every rank's
+  // devices (cluster::Driver::loads), read again each time chunks or superblocks are placed.
   Arrays(node::Node& node, cluster::Driver& driver);
   // Drops the regions it kept for later launches (after what is planned on them).
   ~Arrays();
@@ -51,6 +52,8 @@ class Arrays {
   // node.program().run().
   static void prepare(node::Node& node, std::span<const ArrayKernel> kernels);
 
+  // The places, with their loads as the driver sees them now (the reference stays valid; its
+  // loads change at the next call).
   const Topology& topology() const { return topology_; }
 
   // An array of `extents` (1 to 3) elements of `type`, cut and placed by `distribution`, filled
@@ -119,9 +122,20 @@ class Arrays {
   void fill_bytes(const Array& array, device::ElementType type,
                   const std::array<unsigned char, 8>& value);
 
+  // The topology, whose loads are read from the driver whenever it is used (by create() and
+  // launch()): automatic distributions place by the loads of the moment.
+  class CurrentTopology {
+   public:
+    CurrentTopology(cluster::Driver& driver, std::uint32_t devices_per_rank);
+    operator const Topology&() const;  // NOLINT(google-explicit-constructor): reads the loads
+   private:
+    cluster::Driver& driver_;
+    mutable Topology topology_;
+  };
+
   node::Node& node_;
   cluster::Driver& driver_;
-  Topology topology_;
+  CurrentTopology topology_;
   LaunchStats stats_;
   std::uint64_t next_temporary_ = 0;
   // Regions assembled for a launch's read, kept until the array is written there.

@@ -30,6 +30,11 @@ class WorkDistribution {
   static WorkDistribution tiled(std::vector<std::uint64_t> blocks);
   // The same, dealt one per place in turn.
   static WorkDistribution round_robin(std::vector<std::uint64_t> blocks);
+  // The same, placed by Strata where little work is queued (Distribution::Assign::
+  // least_queued_work): each superblock to the place with the fewest planned operations not
+  // finished at the launch, counting the superblocks placed before it (ties: the most free
+  // device memory, then the first place). Where the loads are unknown the places count as equal.
+  static WorkDistribution automatic(std::vector<std::uint64_t> blocks);
   // As many superblocks as places, cut along the slowest-varying launch dimension used.
   static WorkDistribution even();
   // The user's superblocks; checked to be disjoint, to cover the grid and to lie on known places.

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "strata/base/error.hpp"
+#include "strata/cluster/device_load.hpp"
 #include "strata/cluster/network.hpp"
 #include "strata/cluster/operation.hpp"
 #include "strata/cluster/plan.hpp"
@@ -150,6 +151,12 @@ class Driver {
 
   // Ranks holding a valid copy of the chunk.
   std::set<int> holders(ChunkRef chunk) const;
+  // Per rank, per device: how loaded it is (free device memory, planned operations not finished).
+  // The driver's own devices are read now; another rank's are what it last reported: when it
+  // started, after each plan it took, every few hundred operations and whenever it ran out of
+  // work (so after wait_all() every rank's are current). Empty for a rank that reported none yet
+  // or has no load reporter (Program::set_load_reporter; a node installs one).
+  std::vector<std::vector<DeviceLoad>> loads() const;
   PlanStats stats() const { return stats_; }
 
   // Called by the network thread with a rank's reports.
@@ -195,6 +202,7 @@ class Driver {
   mutable std::mutex lock_;  // guards what the network thread reports
   std::condition_variable changed_;
   std::vector<std::uint64_t> finished_;
+  std::vector<std::vector<DeviceLoad>> loads_;  // per rank, as last reported
   std::optional<RankFailed> failure_;
 };
 

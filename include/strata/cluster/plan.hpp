@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "strata/cluster/device_load.hpp"
 #include "strata/runtime/data_handle.hpp"
 
 namespace strata::cluster {
@@ -64,13 +65,15 @@ struct Plan {
   }
 };
 
-// A rank's report of how many planned operations it finished (and the first failure, if any).
+// A rank's report of how many planned operations it finished, and its devices' loads then
+// (empty when the rank has no load reporter).
 struct Progress {
   std::uint64_t finished = 0;
+  std::vector<DeviceLoad> devices;
 
   template <class Archive>
   void serialize(Archive& archive) {
-    archive(finished);
+    archive(finished, devices);
   }
 };
 

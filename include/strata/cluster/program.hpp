@@ -11,6 +11,7 @@
 #include <string>
 
 #include "strata/base/config.hpp"
+#include "strata/cluster/device_load.hpp"
 #include "strata/cluster/driver.hpp"
 #include "strata/cluster/network.hpp"
 #include "strata/cluster/operation.hpp"
@@ -54,6 +55,14 @@ class Program {
   // Replaces a defined kind with a variant of it (PlanKindTable::extend), before run(): the
   // node's device variants of "copy_box" and "combine".
   void extend_kind(const std::string& name, const std::function<PlanKind(PlanKind)>& extend);
+  // Installs what reads this rank's devices' loads (free memory, unfinished operations), before
+  // run(): every rank reports them with its progress, the driver keeps them (Driver::loads). The
+  // node installs one. It is called from the plan thread and from finishing tasks: keep it
+  // short, and do not wait in it.
+  void set_load_reporter(LoadReporter reporter);
+  // Operations of plans this rank submitted with `executor` as their one executor, not finished
+  // yet (0 before run()): what a load reporter counts as queued on a device.
+  std::uint64_t unfinished_on(runtime::ExecutorId executor) const;
 
   // Rank 0 runs `main` and then waits for every planned operation; the other ranks execute
   // plans until the driver ends. Returns the process's exit status (0 on success); on a failure

@@ -4,7 +4,9 @@
 // the runtime, the devices found, the memory manager with a space per device, chunk staging, each
 // device's compute and copy executors, the network's executor and the program that executes
 // plans (with the node's kinds: kernel launches, and box copies and combine steps on devices).
-// Front ends take these parts from the node; several can work on one node at once.
+// Front ends take these parts from the node; several can work on one node at once. Every rank
+// reports its devices' loads to the driver (cluster::Driver::loads: per device, the free bytes of
+// its memory space and the planned operations on its executors not finished yet).
 
 #include <cstdint>
 #include <functional>
