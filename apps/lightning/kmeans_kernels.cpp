@@ -4,6 +4,9 @@
 #include <atomic>
 #include <cstdint>
 #include <limits>
+#include <string>
+
+#include "lightning/opencl_atomics.hpp"
 
 namespace strata::lightning {
 
@@ -103,22 +106,14 @@ array::ArrayKernel kmeans_accumulate_kernel() {
               std::atomic_ref<std::int32_t>(counts(c)).fetch_add(local_counts[c]);
             }
           })
-          .opencl(R"(
-inline void kmeans_add_float(volatile __global float* at, float value) {
-  union { unsigned int bits; float number; } seen, next;
-  do {
-    seen.number = *at;
-    next.number = seen.number + value;
-  } while (atomic_cmpxchg((volatile __global unsigned int*)at, seen.bits, next.bits) != seen.bits);
-}
-
+          .opencl(std::string(opencl_atomic_add_float) + R"(
 void kmeans_accumulate(uint3 virtBlockIdx, int n, int k, __global const float* points,
                        __global const int* labels, __global float* sums, __global int* counts) {
   const int i = virtBlockIdx.x * get_local_size(0) + get_local_id(0);
   if (i >= n) return;
   const int c = labels[i];
   for (int f = 0; f < 4; ++f)
-    kmeans_add_float(&sums[c * STRATA_STRIDE_sums_0 + f * STRATA_STRIDE_sums_1],
+    strata_atomic_add_float(&sums[c * STRATA_STRIDE_sums_0 + f * STRATA_STRIDE_sums_1],
                      points[i * STRATA_STRIDE_points_0 + f * STRATA_STRIDE_points_1]);
   atomic_add(&counts[c], 1);
 }
