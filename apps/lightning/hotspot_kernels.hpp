@@ -21,7 +21,8 @@ struct HotspotConstants {
 };
 // Rodinia's chip (0.5 mm thick silicon, at most 3e6 W/m^2) with cells of its 512 x 512 grid on
 // a 16 mm chip, whatever the grid's size: the chip grows with the grid, so the explicit step
-// stays stable (Rodinia's fixed 16 mm chip makes step/Cap/Rx exceed 1/4 past 1024 cells a side).
+// stays stable (on Rodinia's fixed 16 mm chip, step/Cap/Rx grows with the cells per side
+// squared and passes 1/4, the explicit 5-point limit, at about 1,390 cells a side).
 HotspotConstants hotspot_constants();
 
 // out[i, j] = temp[i, j] + step/Cap * (power[i, j] + (temp[i+1, j] + temp[i-1, j] - 2 temp[i, j])
