@@ -1,0 +1,176 @@
+// lightning_black_scholes: the lightning paper's Black-Scholes benchmark (§4.2) on distributed
+// arrays — random European options, `iterations` launches pricing each option's call and put on
+// the devices of every rank, throughput, and a check against the sequential reference in double.
+// Runs under `strata launch -n N`.
+
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "lightning/black_scholes_data.hpp"
+#include "lightning/black_scholes_kernels.hpp"
+#include "strata/array/arrays.hpp"
+#include "strata/base/error.hpp"
+#include "strata/device/settings.hpp"
+
+namespace {
+
+using namespace strata;
+using array::Argument;
+using array::Array;
+using array::Distribution;
+using array::Grid;
+using array::WorkDistribution;
+
+struct Options {
+  std::uint64_t n = 10'000'000;
+  int iterations = 10;
+  std::uint64_t chunk = 2'500'000;  // options per chunk
+  std::uint64_t block = 256;
+  std::string distribution = "rows";
+  std::string devices;  // backends; empty: the configuration's
+  std::uint64_t seed = 1;
+};
+
+struct Outcome {
+  double seconds = 0;
+  std::vector<float> call, put;
+  array::LaunchStats stats;
+};
+
+Outcome run_black_scholes(node::Node& node, cluster::Driver& driver, const Options& options,
+                          const lightning::EuropeanOptions& data) {
+  using device::ElementType;
+  const array::ArrayKernel kernel = lightning::black_scholes_kernel();
+  array::Arrays arrays(node, driver);
+  const bool round_robin = options.distribution == "round-robin";
+  const Distribution cut = round_robin ? Distribution::round_robin({options.chunk})
+                                       : Distribution::row_blocks(options.chunk);
+  const std::uint64_t blocks = std::max<std::uint64_t>(1, options.chunk / options.block);
+  const WorkDistribution work =
+      round_robin ? WorkDistribution::round_robin({blocks}) : WorkDistribution::tiled({blocks});
+  const std::uint64_t n = options.n;
+  Array spot = arrays.from_host<float>("S", {n}, cut, data.spot);
+  Array strike = arrays.from_host<float>("X", {n}, cut, data.strike);
+  Array time = arrays.from_host<float>("T", {n}, cut, data.time);
+  Array rate = arrays.from_host<float>("R", {n}, cut, data.rate);
+  Array volatility = arrays.from_host<float>("V", {n}, cut, data.volatility);
+  Array call = arrays.create("call", ElementType::f32, {n}, cut);
+  Array put = arrays.create("put", ElementType::f32, {n}, cut);
+  const auto n32 = static_cast<std::int32_t>(n);
+  const auto price = [&] {
+    arrays.launch(kernel, Grid{{n}, {options.block}}, work,
+                  {Argument::value(n32), spot, strike, time, rate, volatility, call, put});
+  };
+  // One launch untimed compiles every superblock's kernel (and brings the inputs in place).
+  price();
+  arrays.synchronize();
+  const auto start = std::chrono::steady_clock::now();
+  for (int it = 0; it < options.iterations; ++it)
+    price();
+  arrays.synchronize();
+  Outcome outcome;
+  outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  outcome.call = arrays.read_as<float>(call);
+  outcome.put = arrays.read_as<float>(put);
+  outcome.stats = arrays.stats();
+  for (Array* gone : {&spot, &strike, &time, &rate, &volatility, &call, &put})
+    arrays.destroy(*gone);
+  return outcome;
+}
+
+// Every price within 1e-4 of the reference's magnitude plus 1e-4 of the option's spot: the
+// kernels compute in f32 (about 6e-8 relative per operation; a put is a difference of terms up
+// to the strike, at most 20 spots here, so its rounding is some 1e-5 of the spot) with the
+// polynomial normal distribution (absolute error below 7.5e-8, times at most 100 of strike),
+// the reference in double with std::erfc.
+bool check(const Outcome& got, const lightning::Prices& expected,
+           const lightning::EuropeanOptions& data) {
+  constexpr double relative = 1e-4;
+  constexpr double of_spot = 1e-4;
+  double worst = 0;  // the largest error as a fraction of its tolerance
+  double worst_absolute = 0;
+  std::uint64_t outside = 0;
+  const auto compare = [&](float value, double reference, double spot) {
+    const double error = std::fabs(static_cast<double>(value) - reference);
+    const double tolerance = relative * std::fabs(reference) + of_spot * spot;
+    worst = std::max(worst, error / tolerance);
+    worst_absolute = std::max(worst_absolute, error);
+    outside += error <= tolerance ? 0 : 1;  // a NaN fails too
+  };
+  for (std::size_t i = 0; i < expected.call.size(); ++i) {
+    const double spot = data.spot[i];
+    compare(got.call[i], expected.call[i], spot);
+    compare(got.put[i], expected.put[i], spot);
+  }
+  const bool passed = outside == 0 && std::isfinite(worst);
+  std::printf(
+      "check: %s (%llu of %zu prices outside 1e-4 relative + 1e-4 x spot of the double "
+      "reference: f32 kernels with the polynomial normal distribution against double and erfc; "
+      "largest error %.3g, %.2g of its tolerance)\n",
+      passed ? "passed" : "FAILED", static_cast<unsigned long long>(outside),
+      expected.call.size() * 2, worst_absolute, worst);
+  return passed;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options options;
+  CLI::App app("Black-Scholes on distributed arrays (the lightning paper's benchmark)");
+  app.add_option("--n", options.n, "options (a call and a put each)")
+      ->check(CLI::Range(1, 1 << 30));
+  app.add_option("--iterations", options.iterations, "timed launches pricing every option")
+      ->check(CLI::Range(1, 1000));
+  app.add_option("--chunk", options.chunk, "options per chunk")->check(CLI::PositiveNumber);
+  app.add_option("--block", options.block, "threads per block")->check(CLI::Range(1, 1024));
+  app.add_option("--distribution", options.distribution, "rows or round-robin")
+      ->check(CLI::IsMember({"rows", "round-robin"}));
+  app.add_option("--devices", options.devices, "backends to use, e.g. cpu or cpu,opencl");
+  app.add_option("--seed", options.seed, "seed of the random options");
+  app.allow_extras();  // an MPI launcher's own arguments
+  CLI11_PARSE(app, argc, argv);
+  try {
+    node::NodeOptions node_options;
+    if (!options.devices.empty())
+      node_options.config.section<device::DeviceSettings>().backends = options.devices;
+    node::Node node(argc, argv, node_options);
+    array::Arrays::prepare(node, lightning::black_scholes_kernels());
+    const lightning::EuropeanOptions data = lightning::random_options(options.n, options.seed);
+    Outcome outcome;
+    const int status = node.program().run(
+        [&](cluster::Driver& driver) { outcome = run_black_scholes(node, driver, options, data); });
+    if (status != 0 || node.rank() != 0) return status;
+    const double priced = static_cast<double>(options.n) * options.iterations;
+    std::printf(
+        "black_scholes: %llu options, %d iterations, chunks of %llu options (%s), %d rank(s) x "
+        "%zu device(s)\n",
+        static_cast<unsigned long long>(options.n), options.iterations,
+        static_cast<unsigned long long>(options.chunk), options.distribution.c_str(), node.size(),
+        node.devices().size());
+    // Each option reads 5 floats and writes 2.
+    std::printf("time %.4f s, throughput %.2f Moptions/s (%.3f GB/s of arrays), %llu superblocks\n",
+                outcome.seconds, priced / outcome.seconds / 1e6,
+                priced * 28 / outcome.seconds / 1e9,
+                static_cast<unsigned long long>(outcome.stats.superblocks));
+    const auto reference_start = std::chrono::steady_clock::now();
+    const lightning::Prices expected = lightning::black_scholes_reference(data);
+    // One round measured, counted once per iteration of the run.
+    const double round_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - reference_start).count();
+    const double reference_seconds = round_seconds * options.iterations;
+    std::printf(
+        "sequential reference (one thread, double): %.4f s a round, %.4f s for %d iterations, "
+        "%.2fx the run's time\n",
+        round_seconds, reference_seconds, options.iterations, reference_seconds / outcome.seconds);
+    return check(outcome, expected, data) ? 0 : 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "lightning_black_scholes: %s\n", e.what());
+    return 1;
+  }
+}
