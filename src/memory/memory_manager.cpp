@@ -434,6 +434,12 @@ std::uint64_t MemoryManager::free_bytes(SpaceId space) const {
   return stats.capacity > stats.used ? stats.capacity - stats.used : 0;
 }
 
+std::uint64_t MemoryManager::capacity(SpaceId space) const {
+  std::lock_guard guard(state_lock_);
+  const std::uint64_t bytes = spaces_.at(space.index)->stats.capacity;
+  return bytes == 0 ? std::numeric_limits<std::uint64_t>::max() : bytes;
+}
+
 std::string MemoryStats::format() const {
   std::string text = fmt::format("{:<24} {:>10} {:>10} {:>10} {:>9} {:>9} {:>9}\n", "space",
                                  "capacity", "used", "peak", "hits", "misses", "evictions");

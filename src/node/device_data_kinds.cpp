@@ -53,6 +53,15 @@ std::optional<std::uint32_t> DeviceDataKinds::device_of(
   return found;
 }
 
+bool DeviceDataKinds::fits(cluster::PlanContext& context, std::uint32_t device,
+                           std::span<const cluster::PlannedAccess> accesses) const {
+  std::uint64_t bytes = 0;
+  for (const cluster::PlannedAccess& access : accesses)
+    bytes += access.bytes;
+  memory::MemoryManager& memory = context.memory();
+  return bytes <= memory.capacity(memory.space_of(*devices_[device]));
+}
+
 void DeviceDataKinds::copy_box(const cluster::PlanKind& host, cluster::PlanContext& context,
                                const cluster::PlanOp& op) {
   const auto args = decode_args<cluster::BoxCopy>(op, "the arguments of a box copy");
@@ -69,6 +78,7 @@ void DeviceDataKinds::copy_box(const cluster::PlanKind& host, cluster::PlanConte
     device = static_cast<std::uint32_t>(args.device);
   } else {
     device = device_of(context, std::span(&from, 1), to);
+    if (device && !fits(context, *device, op.accesses)) device.reset();
   }
   if (!device) return host(context, op);
   args.from.check(args.element_bytes, from.bytes, "box copy from chunk '" + from.name + "'");
@@ -127,7 +137,7 @@ void DeviceDataKinds::combine(const cluster::PlanKind& host, cluster::PlanContex
   }
   const std::optional<std::uint32_t> device =
       device_of(context, std::span(op.accesses).subspan(1), op.accesses[0]);
-  if (!device) return host(context, op);
+  if (!device || !fits(context, *device, op.accesses)) return host(context, op);
   const auto kernel = combine_kernel(*device, args.op, args.type);
   device::Device& gpu = *devices_[*device];
   std::vector<runtime::DataHandle> data;

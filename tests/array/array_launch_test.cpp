@@ -208,6 +208,23 @@ TEST(ArrayLaunch, AssembledRegionsAreKeptUntilTheArrayIsWritten) {
   arrays.destroy(out);
 }
 
+// An array larger than a device (the test's devices hold 16 MiB) is read whole: the gather goes
+// through the host instead of trying to hold the whole array on the device of its chunks.
+TEST(ArrayLaunch, AnArrayLargerThanADeviceIsReadWhole) {
+  Arrays arrays(*the_node, *the_driver);
+  constexpr std::uint64_t n = 6u << 20;  // 24 MiB of floats
+  Array big = arrays.create("big", device::ElementType::f32, {n}, Distribution::row_blocks(n / 8));
+  arrays.fill(big, 2.5f);
+  arrays.launch(
+      scale_kernel(), Grid{{n}, {256}}, WorkDistribution::tiled({n / 8 / 256}),
+      {Argument::value<std::int32_t>(static_cast<std::int32_t>(n)), Argument::value(2.0f), big});
+  const std::vector<float> values = arrays.read_as<float>(big);
+  ASSERT_EQ(values.size(), n);
+  for (std::uint64_t i = 0; i < n; i += 4099)
+    ASSERT_EQ(values[i], 5.0f + static_cast<float>(i)) << "element " << i;
+  arrays.destroy(big);
+}
+
 // reduce(+) and reduce(max) into arrays of another shape than the grid: the superblocks of a
 // row of tiles share their reduced region; the result does not depend on the distributions, and
 // it replaces what the reduced elements held (elements no thread reaches keep theirs).

@@ -185,6 +185,8 @@ class MemoryManager {
   // Bytes of `space` not in use now (capacity minus used; unbounded spaces: the largest value).
   // Cached copies that could be evicted count as used. Cheaper than stats(): for load reports.
   std::uint64_t free_bytes(SpaceId space) const;
+  // The space's capacity (unbounded spaces: the largest value).
+  std::uint64_t capacity(SpaceId space) const;
   const std::string& space_name(SpaceId space) const;
   // Called after every copy between spaces (on the thread that finished it, under the manager's
   // lock: keep it short and do not call the manager), e.g. to put copies into a trace.

@@ -38,6 +38,10 @@ class DeviceDataKinds {
   std::optional<std::uint32_t> device_of(cluster::PlanContext& context,
                                          std::span<const cluster::PlannedAccess> inputs,
                                          const cluster::PlannedAccess& output);
+  // Whether the chunks of an operation fit the device's memory space together; those that do not
+  // (a gather of a whole array larger than the device, say) go through the host instead.
+  bool fits(cluster::PlanContext& context, std::uint32_t device,
+            std::span<const cluster::PlannedAccess> accesses) const;
   std::shared_ptr<const device::CompiledKernel> combine_kernel(std::uint32_t device,
                                                                memory::ReduceOp op,
                                                                device::ElementType type);
