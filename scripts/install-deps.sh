@@ -18,6 +18,8 @@ packages=(
   # optional components detected at configure time
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
   libopenmpi-dev openmpi-bin libhdf5-dev libhwloc-dev
+  # lightning_gemm's comparison with cblas_sgemm
+  libopenblas-dev
 )
 
 missing=()
