@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Runs lightning_kmeans on a capacity-limited device and writes bench/results/lightning-kmeans.
+# {json,md,png}: (1) throughput against problem size from 1/4 to 4x the device's capacity (the
+# shape of the lightning paper's Fig. 12), (2) throughput against chunk size at 1.25x capacity
+# (Fig. 10), both against the in-capacity throughput of the same run.
+# Usage: bench/run_lightning_kmeans.sh [repetitions, default 3] [capacity MiB, default 16]
+#        [devices, default cpu]   (STRATA_BENCH_BUILD: build dir; STRATA_BENCH_QUIET_WAIT: seconds
+# to wait for a quiet machine, default 300)
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${STRATA_BENCH_BUILD:-$root/build/bench}
+quiet_wait=${STRATA_BENCH_QUIET_WAIT:-300}
+unset STRATA_BENCH_BUILD STRATA_BENCH_QUIET_WAIT
+repetitions=${1:-3}
+capacity_mib=${2:-16}
+devices=${3:-cpu}
+results=$root/bench/results
+mkdir -p "$results"
+
+if [[ ! -f $build/build.ninja ]]; then
+  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTRATA_BUILD_TESTS=OFF
+fi
+cmake --build "$build" --target lightning_kmeans -j2
+bin=$build/bin/lightning_kmeans
+
+source "$root/bench/quiet_machine.sh"
+wait_quiet "$quiet_wait"
+raw=$results/.lightning-kmeans-raw.txt
+: >"$raw"
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+capacity=$((capacity_mib * 1024 * 1024))
+points_at_capacity=$((capacity / 16))  # 4 f32 features a point
+run() {  # sweep, n, chunk
+  local cmd=("$bin" --n "$2" --chunk "$3" --devices "$devices" --no-check)
+  for ((r = 0; r < repetitions; ++r)); do
+    local line
+    line=$(STRATA_DEVICE_CAPACITY=${capacity_mib}MiB "${cmd[@]}" | grep '^time ')
+    echo "$1 $2 $3 $line" >>"$raw"
+  done
+  echo "done: $1 n=$2 chunk=$3" >&2
+}
+# (1) Problem size against capacity, chunks of 1/16 capacity.
+chunk=$((points_at_capacity / 16))
+for quarters in 1 2 4 6 8 12 16; do
+  run size $((points_at_capacity * quarters / 4)) "$chunk"
+done
+# (2) Chunk size at 1.25x capacity, 1/512 to 1/4 of the capacity.
+n=$((points_at_capacity * 5 / 4))
+for divisor in 512 128 32 16 8 4; do
+  run chunk "$n" $((points_at_capacity / divisor))
+done
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+command_line="cd $root && bench/run_lightning_kmeans.sh $repetitions $capacity_mib $devices"
+# Debian's python3-matplotlib belongs to /usr/bin/python3 (another python3 may come first).
+/usr/bin/python3 "$root/bench/lightning_kmeans_report.py" --raw "$raw" \
+  --prefix "$results/lightning-kmeans" --command "$command_line" --capacity "$capacity" \
+  --devices "$devices" --load-before "$load_before" --load-after "$load_after"
+rm -f "$raw"
+echo "wrote $results/lightning-kmeans.md, .json and .png" >&2
