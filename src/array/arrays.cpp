@@ -24,7 +24,7 @@ Arrays::CurrentTopology::CurrentTopology(cluster::Driver& driver, std::uint32_t 
   topology_.devices_per_rank.assign(static_cast<std::size_t>(driver.size()), devices_per_rank);
 }
 
-Arrays::CurrentTopology::operator const Topology&() const {
+const Topology& Arrays::CurrentTopology::now() const {
   topology_.loads = driver_.loads();
   return topology_;
 }
@@ -56,7 +56,7 @@ Array Arrays::create(std::string name, device::ElementType type, std::vector<std
   record->distribution = distribution.describe();
   const std::uint64_t element = device::size_of(type);
   const auto placements =
-      distribution.chunks(record->shape, topology_, "array '" + record->name + "'", element);
+      distribution.chunks(record->shape, topology_.now(), "array '" + record->name + "'", element);
   for (std::size_t i = 0; i < placements.size(); ++i) {
     const ChunkPlacement& placement = placements[i];
     const cluster::ChunkRef ref =

@@ -155,7 +155,7 @@ void Arrays::launch(const ArrayKernel& kernel, const Grid& grid, const WorkDistr
     }
   }
   const auto superblocks = work.superblocks(geometry.blocks(), static_cast<std::uint32_t>(dims),
-                                            topology_, kernel.name());
+                                            topology_.now(), kernel.name());
   // The access regions of every superblock first: errors come before anything is planned.
   std::vector<std::vector<AccessRegion>> regions;
   regions.reserve(superblocks.size());

@@ -54,7 +54,8 @@ class Arrays {
 
   // The places, with their loads as the driver sees them now (the reference stays valid; its
   // loads change at the next call).
-  const Topology& topology() const { return topology_; }
+  // Every rank's devices, with the loads the driver knows now.
+  const Topology& topology() const { return topology_.now(); }
 
   // An array of `extents` (1 to 3) elements of `type`, cut and placed by `distribution`, filled
   // with zeros where its chunks live.
@@ -127,7 +128,9 @@ class Arrays {
   class CurrentTopology {
    public:
     CurrentTopology(cluster::Driver& driver, std::uint32_t devices_per_rank);
-    operator const Topology&() const;  // NOLINT(google-explicit-constructor): reads the loads
+    // The places with the loads the driver knows now.
+    const Topology& now() const;
+
    private:
     cluster::Driver& driver_;
     mutable Topology topology_;
