@@ -15,10 +15,10 @@
 
 #include "lightning/coclustering_data.hpp"
 #include "lightning/coclustering_kernels.hpp"
+#include "lightning/program.hpp"
 #include "strata/array/arrays.hpp"
 #include "strata/array/npy.hpp"
 #include "strata/base/error.hpp"
-#include "strata/device/settings.hpp"
 
 namespace {
 
@@ -194,10 +194,7 @@ int main(int argc, char** argv) {
       throw Error(fmt::format("a {}x{} matrix has fewer rows than --k {} or columns than --l {}",
                               options.rows, options.cols, options.k, options.l));
     }
-    node::NodeOptions node_options;
-    if (!options.devices.empty())
-      node_options.config.section<device::DeviceSettings>().backends = options.devices;
-    node::Node node(argc, argv, node_options);
+    node::Node node(argc, argv, lightning::node_options(options.devices));
     array::Arrays::prepare(node, lightning::coclustering_kernels());
     Outcome outcome;
     const int status = node.program().run([&](cluster::Driver& driver) {

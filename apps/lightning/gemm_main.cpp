@@ -16,9 +16,9 @@
 
 #include "lightning/gemm_data.hpp"
 #include "lightning/gemm_kernels.hpp"
+#include "lightning/program.hpp"
 #include "strata/array/arrays.hpp"
 #include "strata/base/error.hpp"
-#include "strata/device/settings.hpp"
 
 #ifdef STRATA_LIGHTNING_HAVE_OPENBLAS
 #include <cblas.h>
@@ -142,10 +142,7 @@ int main(int argc, char** argv) {
   app.allow_extras();  // an MPI launcher's own arguments
   CLI11_PARSE(app, argc, argv);
   try {
-    node::NodeOptions node_options;
-    if (!options.devices.empty())
-      node_options.config.section<device::DeviceSettings>().backends = options.devices;
-    node::Node node(argc, argv, node_options);
+    node::Node node(argc, argv, lightning::node_options(options.devices));
     array::Arrays::prepare(node, lightning::gemm_kernels());
     const std::uint64_t n = options.n;
     const std::vector<float> a = lightning::random_matrix(n, options.seed);

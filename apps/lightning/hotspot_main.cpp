@@ -17,9 +17,9 @@
 
 #include "lightning/hotspot_data.hpp"
 #include "lightning/hotspot_kernels.hpp"
+#include "lightning/program.hpp"
 #include "strata/array/arrays.hpp"
 #include "strata/base/error.hpp"
-#include "strata/device/settings.hpp"
 
 namespace {
 
@@ -145,10 +145,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   try {
     if (options.n != 0) options.rows = options.cols = options.n;
-    node::NodeOptions node_options;
-    if (!options.devices.empty())
-      node_options.config.section<device::DeviceSettings>().backends = options.devices;
-    node::Node node(argc, argv, node_options);
+    node::Node node(argc, argv, lightning::node_options(options.devices));
     array::Arrays::prepare(node, lightning::hotspot_kernels());
     const lightning::Chip chip = lightning::generate_chip(options.rows, options.cols, options.seed);
     const lightning::HotspotConstants constants = lightning::hotspot_constants();

@@ -15,9 +15,9 @@
 
 #include "lightning/kmeans_data.hpp"
 #include "lightning/kmeans_kernels.hpp"
+#include "lightning/program.hpp"
 #include "strata/array/arrays.hpp"
 #include "strata/base/error.hpp"
-#include "strata/device/settings.hpp"
 
 namespace {
 
@@ -154,10 +154,7 @@ int main(int argc, char** argv) {
     if (options.n < static_cast<std::uint64_t>(options.k)) {
       throw Error(fmt::format("--n {} is fewer points than --k {} clusters", options.n, options.k));
     }
-    node::NodeOptions node_options;
-    if (!options.devices.empty())
-      node_options.config.section<device::DeviceSettings>().backends = options.devices;
-    node::Node node(argc, argv, node_options);
+    node::Node node(argc, argv, lightning::node_options(options.devices));
     array::Arrays::prepare(node, lightning::kmeans_kernels());
     const lightning::PlantedPoints data =
         lightning::planted_points(options.n, options.k, options.seed);

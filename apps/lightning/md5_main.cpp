@@ -19,9 +19,9 @@
 
 #include "lightning/md5_data.hpp"
 #include "lightning/md5_kernels.hpp"
+#include "lightning/program.hpp"
 #include "strata/array/arrays.hpp"
 #include "strata/base/error.hpp"
-#include "strata/device/settings.hpp"
 
 #ifdef STRATA_LIGHTNING_OPENSSL
 #include <openssl/evp.h>
@@ -232,10 +232,7 @@ int main(int argc, char** argv) {
   app.allow_extras();  // an MPI launcher's own arguments
   CLI11_PARSE(app, argc, argv);
   try {
-    node::NodeOptions node_options;
-    if (!options.devices.empty())
-      node_options.config.section<device::DeviceSettings>().backends = options.devices;
-    node::Node node(argc, argv, node_options);
+    node::Node node(argc, argv, lightning::node_options(options.devices));
     array::Arrays::prepare(node, lightning::md5_kernels());
     const std::vector<Search> searches = plan_searches(options);
     Outcome outcome;

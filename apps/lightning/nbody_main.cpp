@@ -18,9 +18,9 @@
 
 #include "lightning/nbody_data.hpp"
 #include "lightning/nbody_kernels.hpp"
+#include "lightning/program.hpp"
 #include "strata/array/arrays.hpp"
 #include "strata/base/error.hpp"
-#include "strata/device/settings.hpp"
 
 namespace {
 
@@ -147,10 +147,7 @@ int main(int argc, char** argv) {
   app.allow_extras();  // an MPI launcher's own arguments
   CLI11_PARSE(app, argc, argv);
   try {
-    node::NodeOptions node_options;
-    if (!options.devices.empty())
-      node_options.config.section<device::DeviceSettings>().backends = options.devices;
-    node::Node node(argc, argv, node_options);
+    node::Node node(argc, argv, lightning::node_options(options.devices));
     array::Arrays::prepare(node, lightning::nbody_kernels());
     const lightning::Bodies bodies = lightning::random_bodies(options.n, options.seed);
     Outcome outcome;

@@ -15,11 +15,11 @@
 #include <string>
 #include <utility>
 
+#include "lightning/program.hpp"
 #include "lightning/spmv_data.hpp"
 #include "lightning/spmv_kernels.hpp"
 #include "strata/array/arrays.hpp"
 #include "strata/base/error.hpp"
-#include "strata/device/settings.hpp"
 
 namespace {
 
@@ -137,10 +137,7 @@ int main(int argc, char** argv) {
   app.allow_extras();  // an MPI launcher's own arguments
   CLI11_PARSE(app, argc, argv);
   try {
-    node::NodeOptions node_options;
-    if (!options.devices.empty())
-      node_options.config.section<device::DeviceSettings>().backends = options.devices;
-    node::Node node(argc, argv, node_options);
+    node::Node node(argc, argv, lightning::node_options(options.devices));
     array::Arrays::prepare(node, lightning::spmv_kernels());
     // 0.1 % of each row's entries (at least one), as the paper's matrices.
     const std::uint64_t max_nnz = (options.n + 999) / 1000;
