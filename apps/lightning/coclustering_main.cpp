@@ -177,14 +177,24 @@ int main(int argc, char** argv) {
       array::NpyHeader header;
       const std::vector<std::byte> bytes = array::read_npy(options.input, header);
       if (header.type != device::ElementType::f32 || header.shape.size() != 2) {
-        throw Error(fmt::format("'{}': co-clustering takes a 2-D matrix of float32, not {} of {}",
-                                options.input, header.shape.size() == 2 ? "this" : "this shape",
-                                device::to_string(header.type)));
+        throw Error(
+            fmt::format("'{}': co-clustering takes a 2-D matrix of float32 (f32), not a "
+                        "{}-D array of {}",
+                        options.input, header.shape.size(), device::to_string(header.type)));
       }
       options.rows = header.shape[0];
       options.cols = header.shape[1];
       data.values.resize(header.elements());
       std::memcpy(data.values.data(), bytes.data(), bytes.size());
+      // CGC's I-divergence takes logarithms of co-cluster averages: no negative entries.
+      for (std::size_t at = 0; at < data.values.size(); ++at) {
+        if (!(data.values[at] >= 0.0f)) {
+          throw Error(
+              fmt::format("'{}': entry [{}, {}] is {}; co-clustering (CGC's I-divergence) "
+                          "takes non-negative values",
+                          options.input, at / options.cols, at % options.cols, data.values[at]));
+        }
+      }
     } else {
       data =
           lightning::planted_matrix(options.rows, options.cols, options.k, options.l, options.seed);
