@@ -13,6 +13,8 @@ packages=(
   # the all-pairs applications: JPEG images (libjpeg-turbo), gzipped FASTA (zlib), the PNG images
   # they write (libpng), the drawing of a phylogenetic tree and the benchmarks' plots (python3-matplotlib)
   libjpeg62-turbo-dev zlib1g-dev libpng-dev python3 python3-matplotlib
+  # Fourier transforms (FFTW3): the fused particle's Fourier ring correlation
+  libfftw3-dev
   # the co-clustering test's reference implementation
   python3-numpy
   # optional components detected at configure time

@@ -8,6 +8,7 @@
 #include <optional>
 #include <sstream>
 
+#include "microscopy/fourier_ring_correlation.hpp"
 #include "microscopy/fusion.hpp"
 #include "microscopy/microscopy_app.hpp"
 #include "microscopy/microscopy_application.hpp"
@@ -95,6 +96,20 @@ Outputs write_outputs(const std::filesystem::path& dir, const std::filesystem::p
                         "localization a Gaussian of its sigma)",
                         size, size, render_pixel_nm)});
 
+  const FusedResolution frc = fused_particle_resolution(fusion.localizations, render_pixel_nm);
+  std::string frc_text = "frequency_per_nm,frc\n";
+  for (std::size_t r = 0; r < frc.curve.frequency.size(); ++r)
+    frc_text += fmt::format("{:.6f},{:.6f}\n", frc.curve.frequency[r], frc.curve.correlation[r]);
+  const auto frc_csv = output_path(results, ".frc.csv");
+  write_text_file(frc_csv, frc_text);
+  const std::string resolution =
+      frc.resolution_nm ? fmt::format("{:.1f} nm", *frc.resolution_nm)
+                        : fmt::format("finer than the {:g} nm pixels show", 2 * render_pixel_nm);
+  outputs.files.push_back(
+      {frc_csv, fmt::format("the Fourier ring correlation of the fused particle's halves (even "
+                            "and odd particles; CSV: frequency_per_nm,frc): resolution {}",
+                            resolution)});
+
   const auto used =
       static_cast<std::size_t>(std::count(fusion.present.begin(), fusion.present.end(), true));
   outputs.summary = fmt::format(
@@ -102,6 +117,8 @@ Outputs write_outputs(const std::filesystem::path& dir, const std::filesystem::p
       "with the global rotations and shifts, shift residual rms {:.2f} nm",
       used, 360.0 / symmetry, truth ? ", the truth's symmetry" : ", no truth: no symmetry assumed",
       fusion.pairs_used, fusion.pairs, fusion.shift_residual_rms);
+  outputs.summary +=
+      fmt::format("; Fourier ring correlation resolution {} (1/7 threshold)", resolution);
   if (truth) {
     const TemplateMatch match = match_template(rendering, make_template(truth->structure),
                                                template_sigma(fusion.localizations));

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <fstream>
 
+#include "microscopy/fourier_ring_correlation.hpp"
 #include "microscopy/microscopy_app.hpp"
 #include "microscopy/particle_json.hpp"
 #include "sequential_driver.hpp"
@@ -119,9 +120,12 @@ TEST(MicroscopyEngineOutputs, TheFusedParticleMatchesTheTemplate) {
   allpairs::run_all_pairs(*application, engine_options(output, "cpu"), engine_test_network());
 
   const Outputs outputs = write_outputs(data, output);
-  ASSERT_EQ(outputs.files.size(), 2u);
+  ASSERT_EQ(outputs.files.size(), 3u);
   EXPECT_EQ(outputs.files[0].path, dir.path() / "results.fused.csv");
   EXPECT_EQ(outputs.files[1].path, dir.path() / "results.fused.png");
+  EXPECT_EQ(outputs.files[2].path, dir.path() / "results.frc.csv");
+  EXPECT_NE(outputs.summary.find("Fourier ring correlation resolution"), std::string::npos)
+      << outputs.summary;
   EXPECT_NE(outputs.summary.find("correlation of the fused image with the ring template"),
             std::string::npos)
       << outputs.summary;
@@ -158,6 +162,14 @@ TEST(MicroscopyEngineOutputs, TheFusedParticleMatchesTheTemplate) {
   const TemplateMatch naive = match_template(render_localizations(stacked, size, 1.0), ring, sigma);
   EXPECT_GE(fused.correlation, 0.75) << outputs.summary;
   EXPECT_LE(naive.correlation, fused.correlation - 0.2) << naive.correlation;
+
+  // The fused halves (even and odd particles) agree to a finer resolution than the stacked ones.
+  const FusedResolution fused_frc = fused_particle_resolution(fusion.localizations, 1.0);
+  const FusedResolution naive_frc = fused_particle_resolution(stacked, 1.0);
+  ASSERT_TRUE(fused_frc.resolution_nm.has_value());
+  ASSERT_TRUE(naive_frc.resolution_nm.has_value());
+  EXPECT_LT(*fused_frc.resolution_nm, 0.75 * *naive_frc.resolution_nm)
+      << "fused " << *fused_frc.resolution_nm << " nm, stacked " << *naive_frc.resolution_nm;
 
   // The localization file holds every localization; the image reads back at its size.
   std::ifstream csv(outputs.files[0].path);
