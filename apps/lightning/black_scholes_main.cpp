@@ -41,6 +41,7 @@ struct Outcome {
   double seconds = 0;
   std::vector<float> call, put;
   array::LaunchStats stats;
+  lightning::PlanCounts counts;  // of the timed part
 };
 
 Outcome run_black_scholes(node::Node& node, cluster::Driver& driver, const Options& options,
@@ -70,12 +71,14 @@ Outcome run_black_scholes(node::Node& node, cluster::Driver& driver, const Optio
   // One launch untimed compiles every superblock's kernel (and brings the inputs in place).
   price();
   arrays.synchronize();
+  const lightning::PlanCounts before = lightning::plan_counts(arrays, driver);
   const auto start = std::chrono::steady_clock::now();
   for (int it = 0; it < options.iterations; ++it)
     price();
   arrays.synchronize();
   Outcome outcome;
   outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  outcome.counts = lightning::plan_counts(arrays, driver) - before;
   outcome.call = arrays.read_as<float>(call);
   outcome.put = arrays.read_as<float>(put);
   outcome.stats = arrays.stats();
@@ -155,6 +158,7 @@ int main(int argc, char** argv) {
                 outcome.seconds, priced / outcome.seconds / 1e6,
                 priced * 28 / outcome.seconds / 1e9,
                 static_cast<unsigned long long>(outcome.stats.superblocks));
+    lightning::print_plan_counts(outcome.counts);
     const auto reference_start = std::chrono::steady_clock::now();
     const lightning::Prices expected = lightning::black_scholes_reference(data);
     // One round measured, counted once per iteration of the run.

@@ -47,6 +47,7 @@ struct Outcome {
   double seconds = 0;
   std::vector<float> c;
   array::LaunchStats stats;
+  lightning::PlanCounts counts;  // of the timed part
 };
 
 Outcome run_gemm(node::Node& node, cluster::Driver& driver, const Options& options,
@@ -77,12 +78,14 @@ Outcome run_gemm(node::Node& node, cluster::Driver& driver, const Options& optio
   // One launch untimed compiles every superblock's kernel and assembles B where it is read.
   multiply();
   arrays.synchronize();
+  const lightning::PlanCounts before = lightning::plan_counts(arrays, driver);
   const auto start = std::chrono::steady_clock::now();
   for (int it = 0; it < options.iterations; ++it)
     multiply();
   arrays.synchronize();
   Outcome outcome;
   outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  outcome.counts = lightning::plan_counts(arrays, driver) - before;
   outcome.c = arrays.read_as<float>(c);
   outcome.stats = arrays.stats();
   for (Array* gone : {&a, &b, &c})
@@ -168,6 +171,7 @@ int main(int argc, char** argv) {
         static_cast<unsigned long long>(outcome.stats.assembled_regions),
         static_cast<unsigned long long>(outcome.stats.reused_regions),
         static_cast<unsigned long long>(outcome.stats.box_copies));
+    lightning::print_plan_counts(outcome.counts);
     const auto reference_start = std::chrono::steady_clock::now();
     const std::vector<double> expected = lightning::gemm_reference(a, b, n);
     const double round_seconds =

@@ -46,6 +46,7 @@ struct Outcome {
   double seconds = 0;
   std::vector<float> temp;
   array::LaunchStats stats;
+  lightning::PlanCounts counts;  // of the timed part
 };
 
 Outcome run_hotspot(node::Node& node, cluster::Driver& driver, const Options& options,
@@ -85,12 +86,14 @@ Outcome run_hotspot(node::Node& node, cluster::Driver& driver, const Options& op
   step();
   arrays.write(temp, std::as_bytes(std::span<const float>(chip.temp)));
   arrays.synchronize();
+  const lightning::PlanCounts before = lightning::plan_counts(arrays, driver);
   const auto start = std::chrono::steady_clock::now();
   for (int it = 0; it < options.iterations; ++it)
     step();
   arrays.synchronize();
   Outcome outcome;
   outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  outcome.counts = lightning::plan_counts(arrays, driver) - before;
   outcome.temp = arrays.read_as<float>(temp);
   outcome.stats = arrays.stats();
   for (Array* gone : {&power, &temp, &out})
@@ -171,6 +174,7 @@ int main(int argc, char** argv) {
         outcome.seconds, cells / outcome.seconds / 1e6, cells * 12 / outcome.seconds / 1e9,
         static_cast<unsigned long long>(outcome.stats.superblocks),
         static_cast<unsigned long long>(outcome.stats.box_copies));
+    lightning::print_plan_counts(outcome.counts);
     const auto reference_start = std::chrono::steady_clock::now();
     const std::vector<float> expected = lightning::hotspot_reference(
         chip, options.rows, options.cols, options.iterations, constants);

@@ -45,6 +45,7 @@ struct Outcome {
   double seconds = 0;
   lightning::KMeansResult result;
   array::LaunchStats stats;
+  lightning::PlanCounts counts;  // of the timed part
 };
 
 Outcome run_kmeans(node::Node& node, cluster::Driver& driver, const Options& options,
@@ -83,12 +84,14 @@ Outcome run_kmeans(node::Node& node, cluster::Driver& driver, const Options& opt
   iterate();
   arrays.write(centres, std::as_bytes(std::span<const float>(seeds)));
   arrays.synchronize();
+  const lightning::PlanCounts before = lightning::plan_counts(arrays, driver);
   const auto start = std::chrono::steady_clock::now();
   for (int it = 0; it < options.iterations; ++it)
     iterate();
   Outcome outcome;
   outcome.result.centres = arrays.read_as<float>(centres);
   outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  outcome.counts = lightning::plan_counts(arrays, driver) - before;
   outcome.result.labels = arrays.read_as<std::int32_t>(labels);
   outcome.stats = arrays.stats();
   for (Array* gone : {&dpoints, &centres, &labels, &sums, &counts})
@@ -173,6 +176,7 @@ int main(int argc, char** argv) {
                 outcome.seconds, points / outcome.seconds / 1e6,
                 points * 16 / outcome.seconds / 1e9,
                 static_cast<unsigned long long>(outcome.stats.superblocks));
+    lightning::print_plan_counts(outcome.counts);
     if (!options.centres_csv.empty()) write_centres(options.centres_csv, outcome.result.centres);
     if (!options.check) return 0;
     const auto reference_start = std::chrono::steady_clock::now();

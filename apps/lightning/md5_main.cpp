@@ -62,6 +62,7 @@ struct Outcome {
   std::vector<std::int32_t> found;     // per search; -1 where not read
   std::vector<std::uint32_t> digests;  // digests_checked x 4
   array::LaunchStats stats;
+  lightning::PlanCounts counts;  // of the timed part
 };
 
 std::uint64_t keys_per_superblock(const Options& options) {
@@ -123,12 +124,14 @@ Outcome run_md5(node::Node& node, cluster::Driver& driver, const Options& option
   launch(0);
   result(0);
   arrays.synchronize();
+  const lightning::PlanCounts before = lightning::plan_counts(arrays, driver);
   const auto start = std::chrono::steady_clock::now();
   std::size_t slot = 1;
   for (; slot < searches.size() && searches[slot].timed; ++slot)
     launch(slot);
   arrays.synchronize();
   outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  outcome.counts = lightning::plan_counts(arrays, driver) - before;
   outcome.stats = arrays.stats();
   result(slot - 1);
   for (; slot < searches.size(); ++slot) {
@@ -251,6 +254,7 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(outcome.stats.superblocks));
     // The reference searches for the last timed search's key, hashing every key as a search does.
     const std::uint64_t planted = searches[static_cast<std::size_t>(options.iterations)].planted;
+    lightning::print_plan_counts(outcome.counts);
     const auto reference_start = std::chrono::steady_clock::now();
     const std::uint64_t reference_found =
         lightning::md5_reference_search(options.n, lightning::md5_reference_of_index(planted));

@@ -45,6 +45,7 @@ struct Outcome {
   double seconds = 0;
   lightning::Bodies bodies;
   array::LaunchStats stats;
+  lightning::PlanCounts counts;  // of the timed part
 };
 
 Outcome run_nbody(node::Node& node, cluster::Driver& driver, const Options& options,
@@ -75,12 +76,14 @@ Outcome run_nbody(node::Node& node, cluster::Driver& driver, const Options& opti
   arrays.write(pos, std::as_bytes(std::span<const float>(start_bodies.pos)));
   arrays.write(vel, std::as_bytes(std::span<const float>(start_bodies.vel)));
   arrays.synchronize();
+  const lightning::PlanCounts before = lightning::plan_counts(arrays, driver);
   const auto start = std::chrono::steady_clock::now();
   for (int it = 0; it < options.iterations; ++it)
     step();
   arrays.synchronize();
   Outcome outcome;
   outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  outcome.counts = lightning::plan_counts(arrays, driver) - before;
   outcome.bodies.pos = arrays.read_as<float>(pos);
   outcome.bodies.vel = arrays.read_as<float>(vel);
   outcome.stats = arrays.stats();
@@ -171,6 +174,7 @@ int main(int argc, char** argv) {
         static_cast<unsigned long long>(outcome.stats.superblocks),
         static_cast<unsigned long long>(outcome.stats.box_copies));
     lightning::Bodies expected = bodies;
+    lightning::print_plan_counts(outcome.counts);
     const auto reference_start = std::chrono::steady_clock::now();
     lightning::nbody_reference(expected, options.iterations);
     const double reference_seconds =

@@ -1,9 +1,12 @@
 #pragma once
 // What every lightning program shares: its node's options, with the backends its --devices names
-// (empty: the configuration's).
+// (empty: the configuration's), and the counts of what the timed part of a run planned.
 
+#include <cstdio>
 #include <string>
 
+#include "strata/array/arrays.hpp"
+#include "strata/cluster/driver.hpp"
 #include "strata/device/settings.hpp"
 #include "strata/node/node.hpp"
 
@@ -13,6 +16,44 @@ inline node::NodeOptions node_options(const std::string& devices) {
   node::NodeOptions options;
   if (!devices.empty()) options.config.section<device::DeviceSettings>().backends = devices;
   return options;
+}
+
+// The planner's and the driver's counts (cumulative; subtract two to get a part of a run's).
+struct PlanCounts {
+  array::LaunchStats launch;
+  cluster::PlanStats plan;
+};
+
+inline PlanCounts plan_counts(const array::Arrays& arrays, const cluster::Driver& driver) {
+  return {arrays.stats(), driver.stats()};
+}
+
+inline PlanCounts operator-(const PlanCounts& after, const PlanCounts& before) {
+  PlanCounts d;
+  d.launch.launches = after.launch.launches - before.launch.launches;
+  d.launch.superblocks = after.launch.superblocks - before.launch.superblocks;
+  d.launch.direct_uses = after.launch.direct_uses - before.launch.direct_uses;
+  d.launch.assembled_regions = after.launch.assembled_regions - before.launch.assembled_regions;
+  d.launch.box_copies = after.launch.box_copies - before.launch.box_copies;
+  d.launch.reduce_partials = after.launch.reduce_partials - before.launch.reduce_partials;
+  d.launch.reused_regions = after.launch.reused_regions - before.launch.reused_regions;
+  d.plan.operations = after.plan.operations - before.plan.operations;
+  d.plan.transfers = after.plan.transfers - before.plan.transfers;
+  d.plan.bytes_transferred = after.plan.bytes_transferred - before.plan.bytes_transferred;
+  d.plan.replicas_dropped = after.plan.replicas_dropped - before.plan.replicas_dropped;
+  d.plan.messages = after.plan.messages - before.plan.messages;
+  return d;
+}
+
+// One line a benchmark script parses: what the timed part planned, over all ranks.
+inline void print_plan_counts(const PlanCounts& c) {
+  const auto u = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
+  std::printf(
+      "plan (timed part): %llu launches, %llu superblocks, %llu assembled regions, %llu box "
+      "copies, %llu operations, %llu transfers, %llu bytes between ranks, %llu plan messages\n",
+      u(c.launch.launches), u(c.launch.superblocks), u(c.launch.assembled_regions),
+      u(c.launch.box_copies), u(c.plan.operations), u(c.plan.transfers),
+      u(c.plan.bytes_transferred), u(c.plan.messages));
 }
 
 }  // namespace strata::lightning

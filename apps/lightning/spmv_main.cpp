@@ -44,6 +44,7 @@ struct Outcome {
   double seconds = 0;
   std::vector<float> x;
   array::LaunchStats stats;
+  lightning::PlanCounts counts;  // of the timed part
 };
 
 Outcome run_spmv(node::Node& node, cluster::Driver& driver, const Options& options,
@@ -76,12 +77,14 @@ Outcome run_spmv(node::Node& node, cluster::Driver& driver, const Options& optio
   multiply();
   arrays.write(x, std::as_bytes(std::span<const float>(x0)));
   arrays.synchronize();
+  const lightning::PlanCounts before = lightning::plan_counts(arrays, driver);
   const auto start = std::chrono::steady_clock::now();
   for (int it = 0; it < options.iterations; ++it)
     multiply();
   arrays.synchronize();
   Outcome outcome;
   outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  outcome.counts = lightning::plan_counts(arrays, driver) - before;
   outcome.x = arrays.read_as<float>(x);
   outcome.stats = arrays.stats();
   for (Array* gone : {&values, &columns, &x, &y})
@@ -165,6 +168,7 @@ int main(int argc, char** argv) {
         nonzeros * 12 * options.iterations / outcome.seconds / 1e9,
         static_cast<unsigned long long>(outcome.stats.superblocks),
         static_cast<unsigned long long>(outcome.stats.box_copies));
+    lightning::print_plan_counts(outcome.counts);
     const auto reference_start = std::chrono::steady_clock::now();
     const std::vector<double> expected = lightning::spmv_reference(matrix, x0, options.iterations);
     const double reference_seconds =
