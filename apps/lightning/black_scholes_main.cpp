@@ -130,7 +130,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1 << 30));
   app.add_option("--iterations", options.iterations, "timed launches pricing every option")
       ->check(CLI::Range(1, 1000));
-  app.add_option("--chunk", options.chunk, "options per chunk")->check(CLI::PositiveNumber);
+  app.add_option("--chunk", options.chunk, "options per chunk, rounded up to whole blocks")
+      ->check(CLI::PositiveNumber);
   app.add_option("--block", options.block, "threads per block")->check(CLI::Range(1, 1024));
   app.add_option("--distribution", options.distribution, "rows or round-robin")
       ->check(CLI::IsMember({"rows", "round-robin"}));
@@ -138,6 +139,7 @@ int main(int argc, char** argv) {
   app.add_option("--seed", options.seed, "seed of the random options");
   app.allow_extras();  // an MPI launcher's own arguments
   CLI11_PARSE(app, argc, argv);
+  options.chunk = lightning::whole_blocks(options.chunk, options.block);
   try {
     node::Node node(argc, argv, lightning::node_options(options.devices));
     array::Arrays::prepare(node, lightning::black_scholes_kernels());

@@ -160,7 +160,8 @@ int main(int argc, char** argv) {
   app.add_option("--l", options.l, "column clusters")->check(CLI::Range(1, 64));
   app.add_option("--iterations", options.iterations, "iterations")->check(CLI::Range(1, 1000));
   app.add_option("--epsilon", options.epsilon, "CGC's epsilon");
-  app.add_option("--chunk", options.chunk, "rows per chunk")->check(CLI::PositiveNumber);
+  app.add_option("--chunk", options.chunk, "rows per chunk, rounded up to whole blocks")
+      ->check(CLI::PositiveNumber);
   app.add_option("--block", options.block, "threads per block side")->check(CLI::Range(1, 32));
   app.add_option("--distribution", options.distribution, "rows or round-robin")
       ->check(CLI::IsMember({"rows", "round-robin"}));
@@ -171,6 +172,7 @@ int main(int argc, char** argv) {
   app.add_flag("!--no-check", options.check, "skip the sequential reference");
   app.allow_extras();
   CLI11_PARSE(app, argc, argv);
+  options.chunk = lightning::whole_blocks(options.chunk, options.block);
   try {
     lightning::PlantedMatrix data;
     if (!options.input.empty()) {

@@ -134,7 +134,8 @@ int main(int argc, char** argv) {
   app.add_option("--n", options.n, "rows and columns of A, B and C")->check(CLI::Range(1, 1 << 15));
   app.add_option("--iterations", options.iterations, "timed launches computing C = A B")
       ->check(CLI::Range(1, 1000));
-  app.add_option("--chunk", options.chunk, "rows per chunk")->check(CLI::PositiveNumber);
+  app.add_option("--chunk", options.chunk, "rows per chunk, rounded up to whole blocks")
+      ->check(CLI::PositiveNumber);
   app.add_option("--block", options.block, "threads per block side (block x block threads)")
       ->check(CLI::Range(1, 32));
   app.add_option("--distribution", options.distribution,
@@ -144,6 +145,7 @@ int main(int argc, char** argv) {
   app.add_option("--seed", options.seed, "seed of the random matrices");
   app.allow_extras();  // an MPI launcher's own arguments
   CLI11_PARSE(app, argc, argv);
+  options.chunk = lightning::whole_blocks(options.chunk, options.block);
   try {
     node::Node node(argc, argv, lightning::node_options(options.devices));
     array::Arrays::prepare(node, lightning::gemm_kernels());

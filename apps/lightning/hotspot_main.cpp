@@ -136,7 +136,8 @@ int main(int argc, char** argv) {
   app.add_option("--rows", options.rows, "rows of cells")->check(CLI::Range(1, 1 << 16));
   app.add_option("--cols", options.cols, "columns of cells")->check(CLI::Range(1, 1 << 16));
   app.add_option("--iterations", options.iterations, "steps")->check(CLI::Range(1, 100000));
-  app.add_option("--chunk", options.chunk, "rows per tile")->check(CLI::PositiveNumber);
+  app.add_option("--chunk", options.chunk, "rows per tile, rounded up to whole blocks")
+      ->check(CLI::PositiveNumber);
   app.add_option("--block", options.block, "threads per block side (block x block threads)")
       ->check(CLI::Range(1, 32));
   app.add_option("--distribution", options.distribution,
@@ -146,6 +147,7 @@ int main(int argc, char** argv) {
   app.add_option("--seed", options.seed, "seed of the generated chip");
   app.allow_extras();  // an MPI launcher's own arguments
   CLI11_PARSE(app, argc, argv);
+  options.chunk = lightning::whole_blocks(options.chunk, options.block);
   try {
     if (options.n != 0) options.rows = options.cols = options.n;
     node::Node node(argc, argv, lightning::node_options(options.devices));

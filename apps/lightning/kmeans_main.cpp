@@ -143,7 +143,8 @@ int main(int argc, char** argv) {
   app.add_option("--n", options.n, "points (4 features each)")->check(CLI::Range(1, 1 << 30));
   app.add_option("--k", options.k, "clusters")->check(CLI::Range(1, 256));
   app.add_option("--iterations", options.iterations, "rounds")->check(CLI::Range(1, 1000));
-  app.add_option("--chunk", options.chunk, "points per chunk")->check(CLI::PositiveNumber);
+  app.add_option("--chunk", options.chunk, "points per chunk, rounded up to whole blocks")
+      ->check(CLI::PositiveNumber);
   app.add_option("--block", options.block, "threads per block")->check(CLI::Range(1, 1024));
   app.add_option("--distribution", options.distribution, "rows or round-robin")
       ->check(CLI::IsMember({"rows", "round-robin"}));
@@ -153,6 +154,7 @@ int main(int argc, char** argv) {
   app.add_flag("!--no-check", options.check, "skip the sequential reference (benchmark runs)");
   app.allow_extras();  // an MPI launcher's own arguments
   CLI11_PARSE(app, argc, argv);
+  options.chunk = lightning::whole_blocks(options.chunk, options.block);
   try {
     if (options.n < static_cast<std::uint64_t>(options.k)) {
       throw Error(fmt::format("--n {} is fewer points than --k {} clusters", options.n, options.k));

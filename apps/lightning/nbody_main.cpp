@@ -139,7 +139,8 @@ int main(int argc, char** argv) {
   CLI::App app("N-Body on distributed arrays (the lightning paper's benchmark)");
   app.add_option("--n", options.n, "bodies")->check(CLI::Range(1, 1 << 24));
   app.add_option("--iterations", options.iterations, "timed steps")->check(CLI::Range(1, 100000));
-  app.add_option("--chunk", options.chunk, "bodies per chunk of the velocities")
+  app.add_option("--chunk", options.chunk,
+                 "bodies per chunk of the velocities, rounded up to whole blocks")
       ->check(CLI::PositiveNumber);
   app.add_option("--block", options.block, "threads per block")->check(CLI::Range(1, 1024));
   app.add_option("--distribution", options.distribution,
@@ -149,6 +150,7 @@ int main(int argc, char** argv) {
   app.add_option("--seed", options.seed, "seed of the random bodies");
   app.allow_extras();  // an MPI launcher's own arguments
   CLI11_PARSE(app, argc, argv);
+  options.chunk = lightning::whole_blocks(options.chunk, options.block);
   try {
     node::Node node(argc, argv, lightning::node_options(options.devices));
     array::Arrays::prepare(node, lightning::nbody_kernels());

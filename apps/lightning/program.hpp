@@ -18,6 +18,13 @@ inline node::NodeOptions node_options(const std::string& devices) {
   return options;
 }
 
+// `chunk` rounded up to whole blocks: a superblock of whole blocks then covers exactly one chunk
+// (a chunk that is not a multiple of the block makes every superblock straddle two chunks, whose
+// parts must then be assembled, possibly across ranks).
+inline std::uint64_t whole_blocks(std::uint64_t chunk, std::uint64_t block) {
+  return (chunk + block - 1) / block * block;
+}
+
 // The planner's and the driver's counts (cumulative; subtract two to get a part of a run's).
 struct PlanCounts {
   array::LaunchStats launch;

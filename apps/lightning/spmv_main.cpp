@@ -130,7 +130,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1 << 30));
   app.add_option("--iterations", options.iterations, "chained products y = A x")
       ->check(CLI::Range(1, 1000));
-  app.add_option("--chunk", options.chunk, "rows per chunk")->check(CLI::PositiveNumber);
+  app.add_option("--chunk", options.chunk, "rows per chunk, rounded up to whole blocks")
+      ->check(CLI::PositiveNumber);
   app.add_option("--block", options.block, "threads (rows) per block")->check(CLI::Range(1, 1024));
   app.add_option("--distribution", options.distribution,
                  "rows or round-robin (row blocks dealt in turn)")
@@ -139,6 +140,7 @@ int main(int argc, char** argv) {
   app.add_option("--seed", options.seed, "seed of the random matrix and vector");
   app.allow_extras();  // an MPI launcher's own arguments
   CLI11_PARSE(app, argc, argv);
+  options.chunk = lightning::whole_blocks(options.chunk, options.block);
   try {
     node::Node node(argc, argv, lightning::node_options(options.devices));
     array::Arrays::prepare(node, lightning::spmv_kernels());
