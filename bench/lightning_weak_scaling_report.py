@@ -128,7 +128,8 @@ def main():
         f"{args.load_before}, after {args.load_after})", "",
         "## Command", "", "```", args.command, "```", "",
         "## What is measured and what is predicted", "",
-        "Each benchmark runs under `strata launch -n p` with one CPU device per process at a "
+        "Each benchmark runs under `strata launch -n p` with one CPU device of one thread per "
+        "process (`STRATA_CPU_THREADS=1`) at a "
         "size whose work grows with p (linear benchmarks n x p; HotSpot, SpMV and N-Body, "
         "quadratic in their side, sqrt(p); GEMM cbrt(p)), chunk sizes fixed. Every run's check "
         "against the sequential reference is recorded. **This machine has 2 cores: times at "

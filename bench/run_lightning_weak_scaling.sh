@@ -4,7 +4,9 @@
 # process), run under `strata launch -n p`; records the run time and the plan-level counts of the
 # timed part (launches, superblocks, box copies, planned operations, transfers and bytes between
 # ranks), then bench/lightning_weak_scaling_report.py predicts larger runs from those counts.
-# On a 2-core machine only p <= 2 gives meaningful times; larger p still gives exact counts.
+# Every process's CPU device runs on one thread (STRATA_CPU_THREADS=1: a process is one core's
+# worth of device), so on a 2-core machine p <= 2 gives meaningful times; larger p still gives
+# exact counts.
 # Usage: bench/run_lightning_weak_scaling.sh [repetitions of p <= 2, default 3]
 #        [largest p, default 16] [benchmarks, default all]
 #        (STRATA_BENCH_BUILD: build dir; STRATA_BENCH_QUIET_WAIT: seconds to wait for a quiet
@@ -67,7 +69,7 @@ for ((p = 1; p <= largest; p *= 2)); do
     chunk=$(chunk_for "$b")
     for ((r = 0; r < reps; ++r)); do
       # shellcheck disable=SC2046
-      out=$("$build/bin/strata" launch -n "$p" -- "$build/bin/lightning_$b" --n "$n" \
+      out=$(STRATA_CPU_THREADS=1 "$build/bin/strata" launch -n "$p" -- "$build/bin/lightning_$b" --n "$n" \
         --chunk "$chunk" --devices cpu $(extra_for "$b") 2>&1) || {
         echo "$out" >&2
         echo "lightning_$b failed at p=$p" >&2
