@@ -10,6 +10,38 @@ using device::KernelDefinition;
 using device::KernelStyle;
 using device::ParamAccess;
 
+// The CUDA C++ sources (virtual-blocks style, docs/arrays.md), equivalent to the OpenCL C ones.
+namespace {
+
+constexpr const char* black_scholes_cuda = R"(
+__device__ float black_scholes_cnd(float d) {
+  const float k = 1.0f / (1.0f + 0.2316419f * fabsf(d));
+  const float cnd = 0.39894228040143267794f * expf(-0.5f * d * d) *
+                    (k * (0.31938153f + k * (-0.356563782f + k * (1.781477937f +
+                     k * (-1.821255978f + k * 1.330274429f)))));
+  return d > 0.0f ? 1.0f - cnd : cnd;
+}
+
+__device__ void black_scholes(dim3 virtBlockIdx, int n, strata::Vector<const float> S,
+                              strata::Vector<const float> X, strata::Vector<const float> T,
+                              strata::Vector<const float> R, strata::Vector<const float> V,
+                              strata::Vector<float> call, strata::Vector<float> put) {
+  const int i = virtBlockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const float s = S(i), x = X(i), t = T(i), r = R(i), v = V(i);
+  const float sqrt_t = sqrtf(t);
+  const float d1 = (logf(s / x) + (r + 0.5f * v * v) * t) / (v * sqrt_t);
+  const float d2 = d1 - v * sqrt_t;
+  const float cnd1 = black_scholes_cnd(d1);
+  const float cnd2 = black_scholes_cnd(d2);
+  const float discount = expf(-r * t);
+  call(i) = s * cnd1 - x * discount * cnd2;
+  put(i) = x * discount * (1.0f - cnd2) - s * (1.0f - cnd1);
+}
+)";
+
+}  // namespace
+
 namespace {
 
 // The cumulative normal distribution as the CUDA samples compute it (Abramowitz and Stegun
@@ -90,7 +122,8 @@ void black_scholes(uint3 virtBlockIdx, int n, __global const float* S, __global 
   put[i] = x * discount * (1.0f - cnd2) - s * (1.0f - cnd1);
 }
 )",
-                  KernelStyle::virtual_blocks),
+                  KernelStyle::virtual_blocks)
+          .cuda(black_scholes_cuda, KernelStyle::virtual_blocks),
       "global i => read S[i], read X[i], read T[i], read R[i], read V[i], write call[i], "
       "write put[i]");
 }

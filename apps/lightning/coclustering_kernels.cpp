@@ -17,6 +17,113 @@ using device::KernelDefinition;
 using device::KernelStyle;
 using device::ParamAccess;
 
+// The CUDA C++ sources (virtual-blocks style, docs/arrays.md), equivalent to the OpenCL C ones.
+namespace {
+
+// The smoothed average of co-cluster (r, c), as opencl_average.
+constexpr const char* cuda_average = R"(
+__device__ float strata_average(strata::Matrix<const float> sums, strata::Matrix<const int> counts,
+                                int r, int c, float gavg, float eps) {
+  return (sums(r, c) + gavg * eps) / ((float)counts(r, c) + eps);
+}
+)";
+
+constexpr const char* block_sums_cuda = R"(
+__device__ void cocluster_block_sums(dim3 virtBlockIdx, int m, int n, int l,
+                                     strata::Matrix<const float> Z, strata::Vector<const int> rows,
+                                     strata::Vector<const int> cols, strata::Matrix<float> sums,
+                                     strata::Matrix<int> counts) {
+  const int j = virtBlockIdx.x * blockDim.x + threadIdx.x;
+  const int i = virtBlockIdx.y * blockDim.y + threadIdx.y;
+  if (i >= m || j >= n) return;
+  const int r = rows(i);
+  const int c = cols(j);
+  atomicAdd(&sums(r, c), Z(i, j));
+  atomicAdd(&counts(r, c), 1);
+}
+)";
+
+constexpr const char* row_sums_cuda = R"(
+__device__ void cocluster_row_sums(dim3 virtBlockIdx, int m, int n, int l,
+                                   strata::Matrix<const float> Z, strata::Vector<const int> cols,
+                                   strata::Matrix<float> row_sums) {
+  const int j = virtBlockIdx.x * blockDim.x + threadIdx.x;
+  const int i = virtBlockIdx.y * blockDim.y + threadIdx.y;
+  if (i >= m || j >= n) return;
+  atomicAdd(&row_sums(i, cols(j)), Z(i, j));
+}
+)";
+
+constexpr const char* assign_rows_cuda = R"(
+__device__ void cocluster_assign_rows(dim3 virtBlockIdx, int m, int k, int l, float gavg,
+                                      float eps, strata::Matrix<const float> row_sums,
+                                      strata::Matrix<const float> sums,
+                                      strata::Matrix<const int> counts, strata::Vector<int> rows) {
+  const int i = virtBlockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= m) return;
+  float best = 3.402823466e+38f;  // FLT_MAX
+  int label = 0;
+  for (int r = 0; r < k; ++r) {
+    float distance = 0.0f;
+    for (int c = 0; c < l; ++c) {
+      int columns = 0;
+      for (int q = 0; q < k; ++q) columns += counts(q, c);
+      columns /= m;
+      const float y = strata_average(sums, counts, r, c, gavg, eps) + eps;
+      distance += (float)columns * y - row_sums(i, c) * logf(y);
+    }
+    if (distance < best) {
+      best = distance;
+      label = r;
+    }
+  }
+  rows(i) = label;
+}
+)";
+
+constexpr const char* col_sums_cuda = R"(
+__device__ void cocluster_col_sums(dim3 virtBlockIdx, int m, int n, int k,
+                                   strata::Matrix<const float> Z, strata::Vector<const int> rows,
+                                   strata::Matrix<float> col_sums,
+                                   strata::Vector<int> row_counts) {
+  const int j = virtBlockIdx.x * blockDim.x + threadIdx.x;
+  const int i = virtBlockIdx.y * blockDim.y + threadIdx.y;
+  if (i >= m || j >= n) return;
+  const int r = rows(i);
+  atomicAdd(&col_sums(j, r), Z(i, j));
+  if (j == 0) atomicAdd(&row_counts(r), 1);
+}
+)";
+
+constexpr const char* assign_cols_cuda = R"(
+__device__ void cocluster_assign_cols(dim3 virtBlockIdx, int n, int k, int l, float gavg,
+                                      float eps, strata::Matrix<const float> col_sums,
+                                      strata::Matrix<const float> sums,
+                                      strata::Matrix<const int> counts,
+                                      strata::Vector<const int> row_counts,
+                                      strata::Vector<int> cols, strata::Vector<float> error) {
+  const int j = virtBlockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= n) return;
+  float best = 3.402823466e+38f;  // FLT_MAX
+  int label = 0;
+  for (int c = 0; c < l; ++c) {
+    float distance = 0.0f;
+    for (int r = 0; r < k; ++r) {
+      const float y = strata_average(sums, counts, r, c, gavg, eps) + eps;
+      distance += (float)row_counts(r) * y - col_sums(j, r) * logf(y);
+    }
+    if (distance < best) {
+      best = distance;
+      label = c;
+    }
+  }
+  cols(j) = label;
+  atomicAdd(&error(0), best);
+}
+)";
+
+}  // namespace
+
 namespace {
 
 void atomic_add(float& into, float value) {
@@ -89,36 +196,38 @@ void cocluster_block_sums(uint3 virtBlockIdx, int m, int n, int l, __global cons
   atomic_add(&counts[r * STRATA_STRIDE_counts_0 + c * STRATA_STRIDE_counts_1], 1);
 }
 )",
-                  KernelStyle::virtual_blocks),
+                  KernelStyle::virtual_blocks)
+          .cuda(std::string(cuda_average) + block_sums_cuda, KernelStyle::virtual_blocks),
       "global [j, i] => read Z[i, j], read rows[i], read cols[j], reduce(+) sums[:, :], "
       "reduce(+) counts[:, :]");
 }
 
 ArrayKernel cocluster_row_sums_kernel() {
-  return ArrayKernel(KernelDefinition("cocluster_row_sums")
-                         .scalar<std::int32_t>("m")
-                         .scalar<std::int32_t>("n")
-                         .scalar<std::int32_t>("l")
-                         .array<float>("Z", ParamAccess::read, 2)
-                         .array<std::int32_t>("cols", ParamAccess::read)
-                         .array<float>("row_sums", ParamAccess::read_write, 2)
-                         .cpu([](const CpuBlock& block) {
-                           const auto m = static_cast<std::uint64_t>(block.scalar<std::int32_t>(0));
-                           const auto n = static_cast<std::uint64_t>(block.scalar<std::int32_t>(1));
-                           const auto l = static_cast<std::uint64_t>(block.scalar<std::int32_t>(2));
-                           const auto z = block.global_array<float>(3);
-                           const auto cols = block.global_array<std::int32_t>(4);
-                           const auto row_sums = block.global_array<float>(5);
-                           std::vector<float> local(l);
-                           for (std::uint64_t i = block.begin.y; i < block.end.y && i < m; ++i) {
-                             std::fill(local.begin(), local.end(), 0.0f);
-                             for (std::uint64_t j = block.begin.x; j < block.end.x && j < n; ++j)
-                               local[static_cast<std::uint64_t>(cols(j))] += z(i, j);
-                             for (std::uint64_t c = 0; c < l; ++c)
-                               if (local[c] != 0.0f) atomic_add(row_sums(i, c), local[c]);
-                           }
-                         })
-                         .opencl(std::string(opencl_atomic_add_float) + R"(
+  return ArrayKernel(
+      KernelDefinition("cocluster_row_sums")
+          .scalar<std::int32_t>("m")
+          .scalar<std::int32_t>("n")
+          .scalar<std::int32_t>("l")
+          .array<float>("Z", ParamAccess::read, 2)
+          .array<std::int32_t>("cols", ParamAccess::read)
+          .array<float>("row_sums", ParamAccess::read_write, 2)
+          .cpu([](const CpuBlock& block) {
+            const auto m = static_cast<std::uint64_t>(block.scalar<std::int32_t>(0));
+            const auto n = static_cast<std::uint64_t>(block.scalar<std::int32_t>(1));
+            const auto l = static_cast<std::uint64_t>(block.scalar<std::int32_t>(2));
+            const auto z = block.global_array<float>(3);
+            const auto cols = block.global_array<std::int32_t>(4);
+            const auto row_sums = block.global_array<float>(5);
+            std::vector<float> local(l);
+            for (std::uint64_t i = block.begin.y; i < block.end.y && i < m; ++i) {
+              std::fill(local.begin(), local.end(), 0.0f);
+              for (std::uint64_t j = block.begin.x; j < block.end.x && j < n; ++j)
+                local[static_cast<std::uint64_t>(cols(j))] += z(i, j);
+              for (std::uint64_t c = 0; c < l; ++c)
+                if (local[c] != 0.0f) atomic_add(row_sums(i, c), local[c]);
+            }
+          })
+          .opencl(std::string(opencl_atomic_add_float) + R"(
 void cocluster_row_sums(uint3 virtBlockIdx, int m, int n, int l, __global const float* Z,
                         __global const int* cols, __global float* row_sums) {
   const int j = virtBlockIdx.x * get_local_size(0) + get_local_id(0);
@@ -128,8 +237,9 @@ void cocluster_row_sums(uint3 virtBlockIdx, int m, int n, int l, __global const 
                           Z[i * STRATA_STRIDE_Z_0 + j * STRATA_STRIDE_Z_1]);
 }
 )",
-                                 KernelStyle::virtual_blocks),
-                     "global [j, i] => read Z[i, j], read cols[j], reduce(+) row_sums[i, :]");
+                  KernelStyle::virtual_blocks)
+          .cuda(std::string(cuda_average) + row_sums_cuda, KernelStyle::virtual_blocks),
+      "global [j, i] => read Z[i, j], read cols[j], reduce(+) row_sums[i, :]");
 }
 
 ArrayKernel cocluster_assign_rows_kernel() {
@@ -203,41 +313,43 @@ void cocluster_assign_rows(uint3 virtBlockIdx, int m, int k, int l, float gavg, 
   rows[i] = label;
 }
 )",
-                  KernelStyle::virtual_blocks),
+                  KernelStyle::virtual_blocks)
+          .cuda(std::string(cuda_average) + assign_rows_cuda, KernelStyle::virtual_blocks),
       "global i => read row_sums[i, :], read sums[:, :], read counts[:, :], write rows[i]");
 }
 
 ArrayKernel cocluster_col_sums_kernel() {
-  return ArrayKernel(KernelDefinition("cocluster_col_sums")
-                         .scalar<std::int32_t>("m")
-                         .scalar<std::int32_t>("n")
-                         .scalar<std::int32_t>("k")
-                         .array<float>("Z", ParamAccess::read, 2)
-                         .array<std::int32_t>("rows", ParamAccess::read)
-                         .array<float>("col_sums", ParamAccess::read_write, 2)
-                         .array<std::int32_t>("row_counts", ParamAccess::read_write)
-                         .cpu([](const CpuBlock& block) {
-                           const auto m = static_cast<std::uint64_t>(block.scalar<std::int32_t>(0));
-                           const auto n = static_cast<std::uint64_t>(block.scalar<std::int32_t>(1));
-                           const auto k = static_cast<std::uint64_t>(block.scalar<std::int32_t>(2));
-                           const auto z = block.global_array<float>(3);
-                           const auto rows = block.global_array<std::int32_t>(4);
-                           const auto col_sums = block.global_array<float>(5);
-                           const auto row_counts = block.global_array<std::int32_t>(6);
-                           std::vector<float> local(k);
-                           for (std::uint64_t j = block.begin.x; j < block.end.x && j < n; ++j) {
-                             std::fill(local.begin(), local.end(), 0.0f);
-                             for (std::uint64_t i = block.begin.y; i < block.end.y && i < m; ++i)
-                               local[static_cast<std::uint64_t>(rows(i))] += z(i, j);
-                             for (std::uint64_t r = 0; r < k; ++r)
-                               if (local[r] != 0.0f) atomic_add(col_sums(j, r), local[r]);
-                           }
-                           if (block.begin.x == 0) {  // the threads of column 0 count the rows
-                             for (std::uint64_t i = block.begin.y; i < block.end.y && i < m; ++i)
-                               atomic_add(row_counts(static_cast<std::uint64_t>(rows(i))), 1);
-                           }
-                         })
-                         .opencl(std::string(opencl_atomic_add_float) + R"(
+  return ArrayKernel(
+      KernelDefinition("cocluster_col_sums")
+          .scalar<std::int32_t>("m")
+          .scalar<std::int32_t>("n")
+          .scalar<std::int32_t>("k")
+          .array<float>("Z", ParamAccess::read, 2)
+          .array<std::int32_t>("rows", ParamAccess::read)
+          .array<float>("col_sums", ParamAccess::read_write, 2)
+          .array<std::int32_t>("row_counts", ParamAccess::read_write)
+          .cpu([](const CpuBlock& block) {
+            const auto m = static_cast<std::uint64_t>(block.scalar<std::int32_t>(0));
+            const auto n = static_cast<std::uint64_t>(block.scalar<std::int32_t>(1));
+            const auto k = static_cast<std::uint64_t>(block.scalar<std::int32_t>(2));
+            const auto z = block.global_array<float>(3);
+            const auto rows = block.global_array<std::int32_t>(4);
+            const auto col_sums = block.global_array<float>(5);
+            const auto row_counts = block.global_array<std::int32_t>(6);
+            std::vector<float> local(k);
+            for (std::uint64_t j = block.begin.x; j < block.end.x && j < n; ++j) {
+              std::fill(local.begin(), local.end(), 0.0f);
+              for (std::uint64_t i = block.begin.y; i < block.end.y && i < m; ++i)
+                local[static_cast<std::uint64_t>(rows(i))] += z(i, j);
+              for (std::uint64_t r = 0; r < k; ++r)
+                if (local[r] != 0.0f) atomic_add(col_sums(j, r), local[r]);
+            }
+            if (block.begin.x == 0) {  // the threads of column 0 count the rows
+              for (std::uint64_t i = block.begin.y; i < block.end.y && i < m; ++i)
+                atomic_add(row_counts(static_cast<std::uint64_t>(rows(i))), 1);
+            }
+          })
+          .opencl(std::string(opencl_atomic_add_float) + R"(
 void cocluster_col_sums(uint3 virtBlockIdx, int m, int n, int k, __global const float* Z,
                         __global const int* rows, __global float* col_sums,
                         __global int* row_counts) {
@@ -250,9 +362,10 @@ void cocluster_col_sums(uint3 virtBlockIdx, int m, int n, int k, __global const 
   if (j == 0) atomic_add(&row_counts[r], 1);
 }
 )",
-                                 KernelStyle::virtual_blocks),
-                     "global [j, i] => read Z[i, j], read rows[i], reduce(+) col_sums[j, :], "
-                     "reduce(+) row_counts[:]");
+                  KernelStyle::virtual_blocks)
+          .cuda(std::string(cuda_average) + col_sums_cuda, KernelStyle::virtual_blocks),
+      "global [j, i] => read Z[i, j], read rows[i], reduce(+) col_sums[j, :], "
+      "reduce(+) row_counts[:]");
 }
 
 ArrayKernel cocluster_assign_cols_kernel() {
@@ -327,7 +440,8 @@ void cocluster_assign_cols(uint3 virtBlockIdx, int n, int k, int l, float gavg, 
   strata_atomic_add_float(&error[0], best);
 }
 )",
-                  KernelStyle::virtual_blocks),
+                  KernelStyle::virtual_blocks)
+          .cuda(std::string(cuda_average) + assign_cols_cuda, KernelStyle::virtual_blocks),
       "global j => read col_sums[j, :], read sums[:, :], read counts[:, :], read row_counts[:], "
       "write cols[j], reduce(+) error[0]");
 }

@@ -11,6 +11,23 @@ using device::KernelDefinition;
 using device::KernelStyle;
 using device::ParamAccess;
 
+// The CUDA C++ sources (virtual-blocks style, docs/arrays.md), equivalent to the OpenCL C ones.
+namespace {
+
+constexpr const char* gemm_cuda = R"(
+__device__ void gemm(dim3 virtBlockIdx, int n, strata::Matrix<const float> A,
+                     strata::Matrix<const float> B, strata::Matrix<float> C) {
+  const int j = virtBlockIdx.x * blockDim.x + threadIdx.x;
+  const int i = virtBlockIdx.y * blockDim.y + threadIdx.y;
+  if (i >= n || j >= n) return;
+  float sum = 0.0f;
+  for (int k = 0; k < n; ++k) sum += A(i, k) * B(k, j);
+  C(i, j) = sum;
+}
+)";
+
+}  // namespace
+
 namespace {
 
 // The CPU kernel's tile of C (rows x columns) and its panel of k: a panel of B for one tile is
@@ -77,7 +94,8 @@ void gemm(uint3 virtBlockIdx, int n, __global const float* A, __global const flo
   C[(long)i * STRATA_STRIDE_C_0 + (long)j * STRATA_STRIDE_C_1] = sum;
 }
 )",
-                                        KernelStyle::virtual_blocks),
+                                        KernelStyle::virtual_blocks)
+                                .cuda(gemm_cuda, KernelStyle::virtual_blocks),
                             "global [j, i] => read A[i, :], read B[:, j], write C[i, j]");
 }
 

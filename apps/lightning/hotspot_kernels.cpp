@@ -9,6 +9,34 @@ using device::KernelDefinition;
 using device::KernelStyle;
 using device::ParamAccess;
 
+// The CUDA C++ sources (virtual-blocks style, docs/arrays.md), equivalent to the OpenCL C ones.
+namespace {
+
+constexpr const char* hotspot_cuda = R"(
+// CUDA has no FP_CONTRACT pragma: the _rn intrinsics are never fused into multiply-adds, so the
+// temperatures round as the C++ kernel's do.
+__device__ void hotspot(dim3 virtBlockIdx, int rows, int cols, float step_div_cap, float rx_1,
+                        float ry_1, float rz_1, float ambient, strata::Matrix<const float> power,
+                        strata::Matrix<const float> temp, strata::Matrix<float> out) {
+  const int j = virtBlockIdx.x * blockDim.x + threadIdx.x;
+  const int i = virtBlockIdx.y * blockDim.y + threadIdx.y;
+  if (i >= rows || j >= cols) return;
+  const int north = i == 0 ? i : i - 1;
+  const int south = i + 1 < rows ? i + 1 : i;
+  const int west = j == 0 ? j : j - 1;
+  const int east = j + 1 < cols ? j + 1 : j;
+  const float t = temp(i, j);
+  const float twice = __fmul_rn(2.0f, t);
+  const float vertical = __fmul_rn(__fsub_rn(__fadd_rn(temp(south, j), temp(north, j)), twice), ry_1);
+  const float horizontal = __fmul_rn(__fsub_rn(__fadd_rn(temp(i, east), temp(i, west)), twice), rx_1);
+  const float sink = __fmul_rn(__fsub_rn(ambient, t), rz_1);
+  const float flow = __fadd_rn(__fadd_rn(__fadd_rn(power(i, j), vertical), horizontal), sink);
+  out(i, j) = __fadd_rn(t, __fmul_rn(step_div_cap, flow));
+}
+)";
+
+}  // namespace
+
 HotspotConstants hotspot_constants() {
   // Rodinia's hotspot.c: the chip's physics, and a 512 x 512 grid over a 16 mm square chip.
   constexpr double max_power_density = 3.0e6;
@@ -95,7 +123,8 @@ void hotspot(uint3 virtBlockIdx, int rows, int cols, float step_div_cap, float r
 #undef T
 }
 )",
-                  KernelStyle::virtual_blocks),
+                  KernelStyle::virtual_blocks)
+          .cuda(hotspot_cuda, KernelStyle::virtual_blocks),
       "global [j, i] => read temp[i-1:i+1, j-1:j+1], read power[i, j], write out[i, j]");
 }
 

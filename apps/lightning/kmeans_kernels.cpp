@@ -15,6 +15,55 @@ using device::KernelDefinition;
 using device::KernelStyle;
 using device::ParamAccess;
 
+// The CUDA C++ sources (virtual-blocks style, docs/arrays.md), equivalent to the OpenCL C ones.
+namespace {
+
+constexpr const char* kmeans_assign_cuda = R"(
+__device__ void kmeans_assign(dim3 virtBlockIdx, int n, int k, strata::Matrix<const float> points,
+                              strata::Matrix<const float> centres, strata::Vector<int> labels) {
+  const int i = virtBlockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float best = 3.402823466e+38f;  // FLT_MAX
+  int label = 0;
+  for (int c = 0; c < k; ++c) {
+    float distance = 0.0f;
+    for (int f = 0; f < 4; ++f) {
+      const float d = points(i, f) - centres(c, f);
+      distance += d * d;
+    }
+    if (distance < best) {
+      best = distance;
+      label = c;
+    }
+  }
+  labels(i) = label;
+}
+)";
+
+constexpr const char* kmeans_accumulate_cuda = R"(
+__device__ void kmeans_accumulate(dim3 virtBlockIdx, int n, int k,
+                                  strata::Matrix<const float> points,
+                                  strata::Vector<const int> labels, strata::Matrix<float> sums,
+                                  strata::Vector<int> counts) {
+  const int i = virtBlockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const int c = labels(i);
+  for (int f = 0; f < 4; ++f) atomicAdd(&sums(c, f), points(i, f));
+  atomicAdd(&counts(c), 1);
+}
+)";
+
+constexpr const char* kmeans_divide_cuda = R"(
+__device__ void kmeans_divide(dim3 virtBlockIdx, int k, strata::Matrix<const float> sums,
+                              strata::Vector<const int> counts, strata::Matrix<float> centres) {
+  const int c = virtBlockIdx.x * blockDim.x + threadIdx.x;
+  if (c >= k || counts(c) == 0) return;
+  for (int f = 0; f < 4; ++f) centres(c, f) = sums(c, f) / (float)counts(c);
+}
+)";
+
+}  // namespace
+
 array::ArrayKernel kmeans_assign_kernel() {
   return array::ArrayKernel(
       KernelDefinition("kmeans_assign")
@@ -68,7 +117,8 @@ void kmeans_assign(uint3 virtBlockIdx, int n, int k, __global const float* point
   labels[i] = label;
 }
 )",
-                  KernelStyle::virtual_blocks),
+                  KernelStyle::virtual_blocks)
+          .cuda(kmeans_assign_cuda, KernelStyle::virtual_blocks),
       "global i => read points[i, :], read centres[:, :], write labels[i]");
 }
 
@@ -118,7 +168,8 @@ void kmeans_accumulate(uint3 virtBlockIdx, int n, int k, __global const float* p
   atomic_add(&counts[c], 1);
 }
 )",
-                  KernelStyle::virtual_blocks),
+                  KernelStyle::virtual_blocks)
+          .cuda(kmeans_accumulate_cuda, KernelStyle::virtual_blocks),
       "global i => read points[i, :], read labels[i], reduce(+) sums[:, :], reduce(+) counts[:]");
 }
 
@@ -150,7 +201,8 @@ void kmeans_divide(uint3 virtBlockIdx, int k, __global const float* sums,
         sums[c * STRATA_STRIDE_sums_0 + f * STRATA_STRIDE_sums_1] / (float)counts[c];
 }
 )",
-                  KernelStyle::virtual_blocks),
+                  KernelStyle::virtual_blocks)
+          .cuda(kmeans_divide_cuda, KernelStyle::virtual_blocks),
       "global c => read sums[c, :], read counts[c], readwrite centres[c, :]");
 }
 

@@ -12,6 +12,34 @@ using device::KernelDefinition;
 using device::KernelStyle;
 using device::ParamAccess;
 
+// The CUDA C++ sources (virtual-blocks style, docs/arrays.md), equivalent to the OpenCL C ones.
+namespace {
+
+constexpr const char* md5_search_cuda = R"(
+__device__ void md5_search(dim3 virtBlockIdx, int n, unsigned int t0, unsigned int t1,
+                           unsigned int t2, unsigned int t3, strata::Vector<int> found) {
+  const int i = virtBlockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const uint4 digest = md5_of_key(md5_key((unsigned long long)i));
+  if (digest.x == t0 && digest.y == t1 && digest.z == t2 && digest.w == t3)
+    atomicMin(&found(0), i);
+}
+)";
+
+constexpr const char* md5_digest_cuda = R"(
+__device__ void md5_digest(dim3 virtBlockIdx, int n, strata::Matrix<unsigned int> digests) {
+  const int i = virtBlockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const uint4 digest = md5_of_key(md5_key((unsigned long long)i));
+  digests(i, 0) = digest.x;
+  digests(i, 1) = digest.y;
+  digests(i, 2) = digest.z;
+  digests(i, 3) = digest.w;
+}
+)";
+
+}  // namespace
+
 namespace {
 
 // RFC 1321's sines (T[1..64]) and per-round shifts.
@@ -116,6 +144,59 @@ inline uint4 md5_of_key(ulong key) {
 }
 )";
 
+// The kernels' CUDA C++: the key, and MD5 of one 8-byte message in a loop over RFC 1321's steps
+// as md5_of_key below, with the sines and shifts from the same tables.
+std::string cuda_md5() {
+  std::string sines, shifts;
+  for (const std::uint32_t sine : md5_sines)
+    sines += std::to_string(sine) + "u, ";
+  for (const std::uint32_t shift : md5_shifts)
+    shifts += std::to_string(shift) + "u, ";
+  return R"(
+__device__ unsigned long long md5_key(unsigned long long index) {
+  return index * 0x9E3779B97F4A7C15ull + 0x0123456789ABCDEFull;
+}
+
+__device__ uint4 md5_of_key(unsigned long long key) {
+  const unsigned int sines[64] = {)" +
+         sines + R"(};
+  const unsigned int shifts[16] = {)" +
+         shifts + R"(};
+  unsigned int m[16] = {0u};
+  m[0] = (unsigned int)key;
+  m[1] = (unsigned int)(key >> 32);
+  m[2] = 0x80u;
+  m[14] = 64u;
+  const unsigned int a0 = 0x67452301u, b0 = 0xefcdab89u, c0 = 0x98badcfeu, d0 = 0x10325476u;
+  unsigned int a = a0, b = b0, c = c0, d = d0;
+#pragma unroll
+  for (unsigned int step = 0; step < 64; ++step) {
+    unsigned int f, g;
+    if (step < 16) {
+      f = (b & c) | (~b & d);
+      g = step;
+    } else if (step < 32) {
+      f = (b & d) | (c & ~d);
+      g = (5 * step + 1) % 16;
+    } else if (step < 48) {
+      f = b ^ c ^ d;
+      g = (3 * step + 5) % 16;
+    } else {
+      f = c ^ (b | ~d);
+      g = (7 * step) % 16;
+    }
+    const unsigned int sum = a + f + m[g] + sines[step];
+    const unsigned int rotated = __funnelshift_l(sum, sum, shifts[(step / 16) * 4 + step % 4]);
+    a = d;
+    d = c;
+    c = b;
+    b = b + rotated;
+  }
+  return make_uint4(a0 + a, b0 + b, c0 + c, d0 + d);
+}
+)";
+}
+
 }  // namespace
 
 std::uint64_t md5_key(std::uint64_t index) {
@@ -194,7 +275,8 @@ void md5_search(uint3 virtBlockIdx, int n, uint t0, uint t1, uint t2, uint t3,
     atomic_min(&found[0], i);
 }
 )",
-                  KernelStyle::virtual_blocks),
+                  KernelStyle::virtual_blocks)
+          .cuda(cuda_md5() + md5_search_cuda, KernelStyle::virtual_blocks),
       "global i => reduce(min) found[0]");
 }
 
@@ -223,7 +305,8 @@ void md5_digest(uint3 virtBlockIdx, int n, __global uint* digests) {
   digests[i * STRATA_STRIDE_digests_0 + 3 * STRATA_STRIDE_digests_1] = digest.w;
 }
 )",
-                  KernelStyle::virtual_blocks),
+                  KernelStyle::virtual_blocks)
+          .cuda(cuda_md5() + md5_digest_cuda, KernelStyle::virtual_blocks),
       "global i => write digests[i, :]");
 }
 

@@ -11,6 +11,46 @@ using device::KernelDefinition;
 using device::KernelStyle;
 using device::ParamAccess;
 
+// The CUDA C++ sources (virtual-blocks style, docs/arrays.md), equivalent to the OpenCL C ones.
+namespace {
+
+constexpr const char* nbody_cuda = R"(
+// CUDA has no FP_CONTRACT pragma: the _rn intrinsics are never fused into multiply-adds and
+// round the square root and the division correctly, as the C++ kernel does.
+__device__ void nbody(dim3 virtBlockIdx, int n, strata::Matrix<const float> pos,
+                      strata::Matrix<float> vel, strata::Matrix<float> next) {
+  const int i = virtBlockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const float xi = pos(i, 0), yi = pos(i, 1), zi = pos(i, 2);
+  float ax = 0.0f, ay = 0.0f, az = 0.0f;
+  for (int j = 0; j < n; ++j) {
+    const float dx = __fsub_rn(pos(j, 0), xi);
+    const float dy = __fsub_rn(pos(j, 1), yi);
+    const float dz = __fsub_rn(pos(j, 2), zi);
+    const float d2 = __fadd_rn(__fadd_rn(__fadd_rn(__fmul_rn(dx, dx), __fmul_rn(dy, dy)),
+                                         __fmul_rn(dz, dz)),
+                               NBODY_SOFTENING_SQUARED);
+    const float inv = __fdiv_rn(1.0f, __fsqrt_rn(d2));
+    const float s = __fmul_rn(pos(j, 3), __fmul_rn(__fmul_rn(inv, inv), inv));
+    ax = __fadd_rn(ax, __fmul_rn(dx, s));
+    ay = __fadd_rn(ay, __fmul_rn(dy, s));
+    az = __fadd_rn(az, __fmul_rn(dz, s));
+  }
+  const float vx = __fadd_rn(vel(i, 0), __fmul_rn(ax, NBODY_TIME_STEP));
+  const float vy = __fadd_rn(vel(i, 1), __fmul_rn(ay, NBODY_TIME_STEP));
+  const float vz = __fadd_rn(vel(i, 2), __fmul_rn(az, NBODY_TIME_STEP));
+  vel(i, 0) = vx;
+  vel(i, 1) = vy;
+  vel(i, 2) = vz;
+  next(i, 0) = __fadd_rn(xi, __fmul_rn(vx, NBODY_TIME_STEP));
+  next(i, 1) = __fadd_rn(yi, __fmul_rn(vy, NBODY_TIME_STEP));
+  next(i, 2) = __fadd_rn(zi, __fmul_rn(vz, NBODY_TIME_STEP));
+  next(i, 3) = pos(i, 3);
+}
+)";
+
+}  // namespace
+
 array::ArrayKernel nbody_kernel() {
   return array::ArrayKernel(
       KernelDefinition("nbody")
@@ -88,7 +128,8 @@ void nbody(uint3 virtBlockIdx, int n, __global const float* pos, __global float*
 #undef NEXT
 }
 )",
-                  KernelStyle::virtual_blocks),
+                  KernelStyle::virtual_blocks)
+          .cuda(nbody_cuda, KernelStyle::virtual_blocks),
       "global i => read pos[:, :], readwrite vel[i, :], write next[i, :]");
 }
 

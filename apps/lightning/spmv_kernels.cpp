@@ -10,6 +10,23 @@ using device::KernelDefinition;
 using device::KernelStyle;
 using device::ParamAccess;
 
+// The CUDA C++ sources (virtual-blocks style, docs/arrays.md), equivalent to the OpenCL C ones.
+namespace {
+
+constexpr const char* spmv_cuda = R"(
+__device__ void spmv(dim3 virtBlockIdx, int n, int max_nnz, strata::Matrix<const float> values,
+                     strata::Matrix<const int> columns, strata::Vector<const float> x,
+                     strata::Vector<float> y) {
+  const int i = virtBlockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float sum = 0.0f;
+  for (int e = 0; e < max_nnz; ++e) sum += values(i, e) * x(columns(i, e));
+  y(i) = sum;
+}
+)";
+
+}  // namespace
+
 array::ArrayKernel spmv_kernel() {
   return array::ArrayKernel(
       KernelDefinition("spmv")
@@ -49,7 +66,8 @@ void spmv(uint3 virtBlockIdx, int n, int max_nnz, __global const float* values,
   y[i] = sum;
 }
 )",
-                  KernelStyle::virtual_blocks),
+                  KernelStyle::virtual_blocks)
+          .cuda(spmv_cuda, KernelStyle::virtual_blocks),
       "global i => read values[i, :], read columns[i, :], read x[:], write y[i]");
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // The registration's scores on the CPU, read in place from preprocessed particles: the GMM L2
 // overlap and the Bhattacharyya overlap of a rigidly moved left particle with a right one. The
-// CPU kernels use these; the OpenCL kernels compute the same sums (registration_kernels.cpp).
+// CPU kernels use these; the OpenCL and CUDA kernels compute the same sums
+// (registration_kernels.cpp).
 
 #include <cmath>
 #include <cstdint>

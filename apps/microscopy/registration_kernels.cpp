@@ -4,6 +4,7 @@
 #include <string>
 
 #include "microscopy/cpu_kernels.hpp"
+#include "microscopy/cuda_kernels.hpp"
 #include "microscopy/device_layout.hpp"
 #include "microscopy/opencl_kernels.hpp"
 
@@ -14,7 +15,7 @@ using device::KernelDefinition;
 using device::ParamAccess;
 namespace L = layout;
 
-// The layout constants the OpenCL sources use, as #defines.
+// The layout constants the OpenCL and CUDA sources use, as #defines.
 KernelDefinition& with_layout(KernelDefinition& kernel) {
   const auto u = [](std::uint32_t value) { return std::to_string(value) + "u"; };
   return kernel.define("GROUP_SIZE", u(L::group_size))
@@ -49,7 +50,8 @@ RegistrationKernels build_kernels() {
       .array<float>("parsed", ParamAccess::read)
       .array<float>("item", ParamAccess::write)
       .cpu(preprocess_cpu)
-      .opencl(preprocess_opencl());
+      .opencl(preprocess_opencl())
+      .cuda(preprocess_cuda());
   with_layout(k.candidate_scores)
       .scalar<std::uint32_t>("stage")
       .scalar<std::uint32_t>("angles")
@@ -59,7 +61,8 @@ RegistrationKernels build_kernels() {
       .array<float>("right", ParamAccess::read)
       .array<float>("comparison", ParamAccess::read_write)
       .cpu(candidate_scores_cpu)
-      .opencl(candidate_scores_opencl());
+      .opencl(candidate_scores_opencl())
+      .cuda(candidate_scores_cuda());
   with_layout(k.select)
       .scalar<std::uint32_t>("stage")
       .scalar<std::uint32_t>("angles")
@@ -67,14 +70,16 @@ RegistrationKernels build_kernels() {
       .scalar<float>("translation_step")
       .array<float>("comparison", ParamAccess::read_write)
       .cpu(select_cpu)
-      .opencl(select_opencl());
+      .opencl(select_opencl())
+      .cuda(select_cuda());
   with_layout(k.finish)
       .scalar<float>("scale")
       .array<float>("left", ParamAccess::read)
       .array<float>("right", ParamAccess::read)
       .array<float>("comparison", ParamAccess::read_write)
       .cpu(finish_cpu)
-      .opencl(finish_opencl());
+      .opencl(finish_opencl())
+      .cuda(finish_cuda());
   return k;
 }
 

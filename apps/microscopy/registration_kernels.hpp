@@ -1,7 +1,7 @@
 #pragma once
 // The device kernels of the microscopy application, each with a C++ implementation (CPU
-// backend) and an OpenCL C one. Preprocessing centres and packs a particle and computes its
-// self overlaps; a comparison scores a coarse grid of rotations (each with a mean-shifted
+// backend), an OpenCL C one and a CUDA one. Preprocessing centres and packs a particle and computes
+// its self overlaps; a comparison scores a coarse grid of rotations (each with a mean-shifted
 // translation), refines the best by a compass search over rotation and translation, and
 // finishes with the normalized scores at the optimum.
 

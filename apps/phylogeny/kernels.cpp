@@ -110,6 +110,37 @@ __kernel void phylogeny_correlation(__global const uint* left, __global const ui
   }
   if (t == 0) partial[group] = sums[0];
 }
+)")
+      .cuda(R"(
+extern "C" __global__ void phylogeny_correlation(const unsigned int* left,
+                                                 const unsigned int* right, float* partial) {
+  __shared__ float sums[GROUP_SIZE];
+  const bool left_shorter = left[0] <= right[0];
+  const unsigned int* a = left_shorter ? left : right;
+  const unsigned int* b = left_shorter ? right : left;
+  const unsigned long long na = a[0], nb = b[0];
+  const unsigned long long group = blockIdx.x;
+  const unsigned int t = threadIdx.x;
+  const unsigned long long begin = na * group / GROUPS, end = na * (group + 1) / GROUPS;
+  float sum = 0.0f;
+  for (unsigned long long i = begin + t; i < end; i += GROUP_SIZE) {
+    const unsigned int key = a[HEADER + 2 * i];
+    unsigned long long low = 0, high = nb;
+    while (low < high) {
+      const unsigned long long mid = (low + high) / 2;
+      if (b[HEADER + 2 * mid] < key) low = mid + 1; else high = mid;
+    }
+    if (low < nb && b[HEADER + 2 * low] == key)
+      sum += __uint_as_float(a[HEADER + 2 * i + 1]) * __uint_as_float(b[HEADER + 2 * low + 1]);
+  }
+  sums[t] = sum;
+  __syncthreads();
+  for (unsigned int stride = GROUP_SIZE / 2; stride > 0; stride /= 2) {
+    if (t < stride) sums[t] += sums[t + stride];
+    __syncthreads();
+  }
+  if (t == 0) partial[group] = sums[0];
+}
 )");
 }
 

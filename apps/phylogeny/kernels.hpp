@@ -19,7 +19,7 @@ device::KernelDefinition composition_vector_kernel();
 // `correlation_groups` equal slices of the shorter vector, looks its keys up in the longer one
 // and writes the sum of products to partial[g]; the host adds the partial sums.
 // Parameters: u32 left[] (read), u32 right[] (read), f32 partial[correlation_groups] (write).
-// C++ and OpenCL C implementations.
+// C++, OpenCL C and CUDA implementations (work-groups / blocks of correlation_group_size).
 inline constexpr std::uint32_t correlation_groups = 64;
 inline constexpr std::uint32_t correlation_group_size = 64;
 device::KernelDefinition correlation_kernel();

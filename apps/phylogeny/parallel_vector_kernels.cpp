@@ -8,6 +8,7 @@
 
 #include "phylogeny/amino_acids.hpp"
 #include "phylogeny/composition_vector.hpp"
+#include "phylogeny/parallel_vector_cuda.hpp"
 #include "strata/device/device.hpp"  // CpuBlock::array
 
 namespace strata::apps::phylogeny {
@@ -110,6 +111,7 @@ bool entry_of(const std::uint32_t* s, const ScratchLayout& l, std::uint64_t x, d
   return true;
 }
 
+// The constants every backend's source uses, and the OpenCL C source.
 device::KernelDefinition with_opencl(device::KernelDefinition kernel, const char* body) {
   return kernel.define("KEYS_PER_BLOCK", std::to_string(keys_per_block))
       .define("BLOCK_THREADS", std::to_string(parallel_block_threads))
@@ -131,6 +133,7 @@ device::KernelDefinition clear_kernel() {
             const std::uint64_t end = std::min(block.end.x, l.words);
             if (block.begin.x < end) std::fill(s + block.begin.x, s + end, 0u);
           });
+  kernel.cuda(clear_cuda());
   return with_opencl(std::move(kernel), R"(
 __kernel void phylogeny_cv_clear(__global uint* parsed, ulong residues, uint k) {
   const Layout l = layout_of(k, residues);
@@ -190,6 +193,7 @@ device::KernelDefinition count_kernel() {
             for (int t = 0; t < 3; ++t)
               if (totals[t] != 0) add(s[t], totals[t]);
           });
+  kernel.cuda(count_cuda());
   return with_opencl(std::move(kernel), R"(
 __kernel void phylogeny_cv_count(__global uint* parsed, ulong residues, uint k) {
   __global const uchar* codes = (__global const uchar*)parsed;
@@ -257,6 +261,7 @@ device::KernelDefinition measure_kernel() {
             s[l.block_entries + group] = entries;
             s[l.block_squares + group] = std::bit_cast<std::uint32_t>(static_cast<float>(squares));
           });
+  kernel.cuda(measure_cuda());
   return with_opencl(std::move(kernel), R"(
 __kernel void phylogeny_cv_measure(__global uint* parsed, ulong residues, uint k) {
   __global uint* s = parsed + residues / 4;
@@ -321,6 +326,7 @@ device::KernelDefinition scan_kernel() {
                           squares > 0 ? static_cast<float>(1.0 / std::sqrt(squares)) : 0.0f;
                       s[3] = std::bit_cast<std::uint32_t>(scale);
                     });
+  kernel.cuda(scan_cuda());
   return with_opencl(std::move(kernel), R"(
 __kernel void phylogeny_cv_scan(__global uint* parsed, ulong residues, uint k,
                                 __global uint* item, ulong item_words) {
@@ -373,6 +379,7 @@ device::KernelDefinition write_kernel() {
               ++at;
             }
           });
+  kernel.cuda(write_cuda());
   return with_opencl(std::move(kernel), R"(
 __kernel void phylogeny_cv_write(__global const uint* parsed, ulong residues, uint k,
                                  __global uint* item, ulong item_words) {

@@ -1,6 +1,6 @@
 #pragma once
-// Composition vectors built data-parallel on any device (k <= 6), in five kernels (C++ and
-// OpenCL C each): count every window of the proteome — strings of lengths k-1 and k-2 in dense
+// Composition vectors built data-parallel on any device (k <= 6), in five kernels (C++, OpenCL C
+// and CUDA each): count every window of the proteome — strings of lengths k-1 and k-2 in dense
 // arrays, k-strings in a hash table of twice the residues — then, over every k-string, count
 // the vector's entries and their squares per block, scan the blocks, and write each entry at
 // its rank, so the keys come out sorted without a sort. The counts live in scratch memory after

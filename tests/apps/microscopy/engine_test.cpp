@@ -50,6 +50,7 @@ class MicroscopyEngine : public ::testing::TestWithParam<std::string> {};
 TEST_P(MicroscopyEngine, TheResultsFileRecoversTheRotationsAndEqualsTheDirectComputation) {
   std::string why;
   if (GetParam() == "opencl" && testing::opencl_test_device(why) == nullptr) GTEST_SKIP() << why;
+  if (GetParam() == "cuda" && testing::cuda_test_device(why) == nullptr) GTEST_SKIP() << why;
   TempDir dir;
   const auto data = dir.path() / "particles";
   generate(data, particles());
@@ -63,7 +64,7 @@ TEST_P(MicroscopyEngine, TheResultsFileRecoversTheRotationsAndEqualsTheDirectCom
   const Evaluation evaluation = evaluate(data, output);
   EXPECT_TRUE(evaluation.recovered) << evaluation.summary;
 
-  // The CPU backend gives the sequential run's bits; OpenCL sums in another order.
+  // The CPU backend gives the sequential run's bits; OpenCL and CUDA sum in another order.
   const bool same_backend = GetParam() == "cpu";
   const auto results = allpairs::read_results<RegistrationResult>(output);
   auto cpu = device::make_cpu_device(device::default_block_runner());
@@ -81,7 +82,7 @@ TEST_P(MicroscopyEngine, TheResultsFileRecoversTheRotationsAndEqualsTheDirectCom
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, MicroscopyEngine, ::testing::Values("cpu", "opencl"),
+INSTANTIATE_TEST_SUITE_P(Backends, MicroscopyEngine, ::testing::Values("cpu", "opencl", "cuda"),
                          [](const auto& backend) { return backend.param; });
 
 TEST(MicroscopyEngineInput, ATruncatedParticleIsSkippedWhenAskedAndLeftOutOfTheEvaluation) {

@@ -21,6 +21,14 @@ device::Device* opencl_test_device(std::string& why) {
   return devices.empty() ? nullptr : devices.front().get();
 }
 
+device::Device* cuda_test_device(std::string& why) {
+  static std::string status;
+  static std::vector<std::unique_ptr<device::Device>> devices =
+      device::discover_cuda_devices(Config{}, std::make_shared<device::ProgramCache>(), status);
+  why = "no CUDA device: " + status;
+  return devices.empty() ? nullptr : devices.front().get();
+}
+
 TempDir::TempDir() {
   static std::atomic<int> counter{0};
   path_ = std::filesystem::temp_directory_path() /

@@ -13,6 +13,8 @@ namespace strata::apps::microscopy::testing {
 
 // The first OpenCL device (with a program cache of its own in memory), or null with `why` set.
 device::Device* opencl_test_device(std::string& why);
+// The first CUDA device, or null with the reason in `why`.
+device::Device* cuda_test_device(std::string& why);
 
 // A directory removed (with its contents) at the end of the test.
 class TempDir {

@@ -46,6 +46,7 @@ class PhylogenyEngine : public ::testing::TestWithParam<std::string> {};
 TEST_P(PhylogenyEngine, TheResultsFileRecoversTheTreeAndEqualsTheDirectComputation) {
   std::string why;
   if (GetParam() == "opencl" && testing::opencl_test_device(&why) == nullptr) GTEST_SKIP() << why;
+  if (GetParam() == "cuda" && testing::cuda_test_device(&why) == nullptr) GTEST_SKIP() << why;
   TempDirectory dir;
   const auto data = dir.path() / "proteomes";
   generate(data, testing::small_data_set(6));
@@ -73,7 +74,7 @@ TEST_P(PhylogenyEngine, TheResultsFileRecoversTheTreeAndEqualsTheDirectComputati
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, PhylogenyEngine, ::testing::Values("cpu", "opencl"),
+INSTANTIATE_TEST_SUITE_P(Backends, PhylogenyEngine, ::testing::Values("cpu", "opencl", "cuda"),
                          [](const auto& backend) { return backend.param; });
 
 // The answer written beside the results file, without the truth: the tree (Newick) is the true

@@ -1,6 +1,6 @@
 #pragma once
-// The devices the tests run on: the CPU device, and the first OpenCL device (PoCL in CI) when
-// this build and machine have one.
+// The devices the tests run on: the CPU device, and the first OpenCL device (PoCL in CI) and the
+// first CUDA device when this build and machine have one.
 
 #include <memory>
 #include <string>
@@ -14,6 +14,9 @@ std::unique_ptr<device::Device> make_cpu_test_device();
 
 // The first OpenCL device (a memory-only program cache), or null with the reason in `why`.
 device::Device* opencl_test_device(std::string* why);
+
+// The first CUDA device (a memory-only program cache), or null with the reason in `why`.
+device::Device* cuda_test_device(std::string* why);
 
 }  // namespace strata::apps::phylogeny::testing
 
