@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -82,7 +83,14 @@ Outcome run_correlator(node::Node& node, cluster::Driver& driver, const Options&
   arrays.synchronize();
   Outcome outcome;
   outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  outcome.visibilities = arrays.read_as<float>(vis);
+  // Read back a chunk of channels at a time: the whole of the visibilities need not fit a device.
+  outcome.visibilities.reserve(options.n * baselines * 2);
+  for (std::uint64_t c = 0; c < options.n; c += options.chunk) {
+    const std::array<std::uint64_t, 3> lo{c, 0, 0};
+    const std::array<std::uint64_t, 3> hi{std::min(options.n, c + options.chunk), baselines, 2};
+    const std::vector<float> part = arrays.read_as<float>(vis, array::Region::of(lo, hi));
+    outcome.visibilities.insert(outcome.visibilities.end(), part.begin(), part.end());
+  }
   outcome.stats = arrays.stats();
   arrays.destroy(x);
   arrays.destroy(vis);
