@@ -46,6 +46,7 @@ struct Outcome {
   double seconds = 0;
   std::vector<float> visibilities;
   array::LaunchStats stats;
+  lightning::PlanCounts counts;  // of the timed part
 };
 
 Outcome run_correlator(node::Node& node, cluster::Driver& driver, const Options& options,
@@ -77,12 +78,14 @@ Outcome run_correlator(node::Node& node, cluster::Driver& driver, const Options&
   // One launch untimed compiles every superblock's kernel (and brings the samples in place).
   correlate();
   arrays.synchronize();
+  const lightning::PlanCounts before = lightning::plan_counts(arrays, driver);
   const auto start = std::chrono::steady_clock::now();
   for (int it = 0; it < options.iterations; ++it)
     correlate();
   arrays.synchronize();
   Outcome outcome;
   outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  outcome.counts = lightning::plan_counts(arrays, driver) - before;
   // Read back a chunk of channels at a time: the whole of the visibilities need not fit a device.
   outcome.visibilities.reserve(options.n * baselines * 2);
   for (std::uint64_t c = 0; c < options.n; c += options.chunk) {
@@ -196,6 +199,7 @@ int main(int argc, char** argv) {
     std::printf("time %.4f s, throughput %.2f channels/s (%.2f GFLOP/s), %llu superblocks\n",
                 outcome.seconds, channels / outcome.seconds, flops / outcome.seconds / 1e9,
                 static_cast<unsigned long long>(outcome.stats.superblocks));
+    lightning::print_plan_counts(outcome.counts);
     if (!options.check) return 0;
     const auto reference_start = std::chrono::steady_clock::now();
     const std::vector<double> expected = lightning::correlator_reference(shape, samples);
