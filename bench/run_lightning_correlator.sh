@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Runs lightning_correlator on a capacity-limited device and writes bench/results/lightning-
+# correlator.{json,md,png}: throughput against problem size from 1/4 to 4x the device's capacity
+# (the shape of the lightning paper's Fig. 12), against the in-capacity throughput of the same run.
+# Usage: bench/run_lightning_correlator.sh [repetitions, default 5] [capacity MiB, default 16]
+#        [devices, default cpu]   (STRATA_BENCH_BUILD: build dir; STRATA_BENCH_QUIET_WAIT: seconds
+# to wait for a quiet machine, default 300)
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${STRATA_BENCH_BUILD:-$root/build/bench}
+quiet_wait=${STRATA_BENCH_QUIET_WAIT:-300}
+unset STRATA_BENCH_BUILD STRATA_BENCH_QUIET_WAIT
+repetitions=${1:-5}
+capacity_mib=${2:-16}
+devices=${3:-cpu}
+results=$root/bench/results
+mkdir -p "$results"
+
+if [[ ! -f $build/build.ninja ]]; then
+  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTRATA_BUILD_TESTS=OFF
+fi
+cmake --build "$build" --target lightning_correlator -j2
+bin=$build/bin/lightning_correlator
+
+source "$root/bench/quiet_machine.sh"
+wait_quiet "$quiet_wait"
+raw=$results/.lightning-correlator-raw.txt
+: >"$raw"
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+capacity=$((capacity_mib * 1024 * 1024))
+# The paper's 256 antennas x 128 samples: a channel's samples and 32,896 visibilities, 8 bytes
+# each complex value.
+channel_bytes=$((8 * (256 * 128 + 256 * 257 / 2)))
+channels_at_capacity=$((capacity / channel_bytes))
+chunk=$((channels_at_capacity / 8 > 0 ? channels_at_capacity / 8 : 1))
+# Repetitions outside, sizes inside: load from other processes during the run then falls on
+# every size alike instead of on a few.
+for ((r = 0; r < repetitions; ++r)); do
+  for quarters in 1 2 4 6 8 12 16; do
+    n=$((channels_at_capacity * quarters / 4))
+    line=$(STRATA_DEVICE_CAPACITY=${capacity_mib}MiB "$bin" --n "$n" --chunk "$chunk" \
+      --iterations 5 --devices "$devices" --no-check | grep '^time ')
+    echo "$n $chunk $line" >>"$raw"
+  done
+  echo "done: round $((r + 1)) of $repetitions" >&2
+done
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+command_line="cd $root && bench/run_lightning_correlator.sh $repetitions $capacity_mib $devices"
+# Debian's python3-matplotlib belongs to /usr/bin/python3 (another python3 may come first).
+/usr/bin/python3 "$root/bench/lightning_correlator_report.py" --raw "$raw" \
+  --prefix "$results/lightning-correlator" --command "$command_line" --capacity "$capacity" \
+  --channel-bytes "$channel_bytes" --devices "$devices" --load-before "$load_before" \
+  --load-after "$load_after"
+rm -f "$raw"
+echo "wrote $results/lightning-correlator.md, .json and .png" >&2
