@@ -19,7 +19,7 @@ quiet_wait=${STRATA_BENCH_QUIET_WAIT:-300}
 unset STRATA_BENCH_BUILD STRATA_BENCH_QUIET_WAIT
 repetitions=${1:-3}
 largest=${2:-16}
-benchmarks=${3:-"kmeans black_scholes md5 hotspot gemm spmv nbody"}
+benchmarks=${3:-"kmeans black_scholes md5 correlator hotspot gemm spmv nbody"}
 results=$root/bench/results
 mkdir -p "$results"
 
@@ -44,6 +44,7 @@ size_for() {  # benchmark, p
     if (b == "kmeans") print 200000 * p;
     else if (b == "black_scholes") print 1000000 * p;
     else if (b == "md5") print 262144 * p;
+    else if (b == "correlator") print 16 * p;
     else if (b == "hotspot") print int(1024 * sqrt(p) + 0.5);
     else if (b == "spmv") print int(20000 * sqrt(p) + 0.5);
     else if (b == "nbody") print int(2048 * sqrt(p) + 0.5);
@@ -53,7 +54,7 @@ size_for() {  # benchmark, p
 # Chunk (or superblock) sizes fixed across p, so the number of chunks grows with the problem.
 chunk_for() {
   case $1 in
-  kmeans) echo 50000 ;; black_scholes) echo 250000 ;; md5) echo 65536 ;; hotspot) echo 256 ;;
+  kmeans) echo 50000 ;; correlator) echo 4 ;; black_scholes) echo 250000 ;; md5) echo 65536 ;; hotspot) echo 256 ;;
   spmv) echo 5000 ;; nbody) echo 512 ;; gemm) echo 128 ;;
   esac
 }
