@@ -134,6 +134,15 @@ MemoryManager::Plan MemoryManager::plan(Acquisition& acquisition, Actions& later
     }
     if (missing > 0) {
       make_room(space, missing, acquisition, later);
+      if (acquisition.moves.empty() && !acquisition.moved_own_chunks) {
+        // Nothing else could make way: the request's own copies may split the free space into
+        // pieces its larger chunks do not fit. They make way too (once) and come back elsewhere.
+        acquisition.moved_own_chunks = true;
+        roll_back();
+        pinned.clear();
+        make_room(space, missing, acquisition, later);
+        if (acquisition.moves.empty()) return plan(acquisition, later);  // dropped: room now
+      }
       return wait();
     }
     for (const ChunkRequest& request : acquisition.requests) {

@@ -65,6 +65,7 @@ struct MemoryManager::Acquisition {
   AcquireCallback done;
   std::uint64_t tag = 0;
   std::vector<device::Event> moves;  // evictions started for it: their errors are its errors
+  bool moved_own_chunks = false;     // its own copies made way once (fragmentation)
   std::vector<device::Event> ready;  // once planned: what the data waits for
   std::vector<ChunkView> views;
 };

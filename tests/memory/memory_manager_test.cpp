@@ -232,6 +232,39 @@ TEST_F(MemoryManagerTest, RequestLargerThanTheSpaceIsAClearErrorNotAHang) {
   }
 }
 
+// A request whose own small chunk splits the free space into pieces its large chunk does not
+// fit: the small chunk makes way (moved up, or dropped where the host still holds it) and comes
+// back elsewhere, instead of an out-of-memory error on 14 of 16 KiB.
+TEST_F(MemoryManagerTest, ARequestsOwnChunkMakesWayWhenItSplitsTheFreeSpace) {
+  for (const bool valid_on_host : {false, true}) {
+    SCOPED_TRACE(valid_on_host ? "small chunk also valid on the host" : "only on the device");
+    const std::vector<std::byte> data = pattern(2 * KiB, valid_on_host ? 5 : 6);
+    ChunkId left = manager->create_chunk("left", 4 * KiB);
+    ChunkId small = manager->create_chunk("small", 2 * KiB, data);
+    ChunkId right = manager->create_chunk("right", 10 * KiB);
+    const ChunkRequest fill[] = {
+        {left, ChunkAccess::write},
+        {small, valid_on_host ? ChunkAccess::read : ChunkAccess::read_write},
+        {right, ChunkAccess::write}};
+    manager->acquire(fill, dev);  // the device full: left, small, right in that order
+    manager->release(fill, dev);
+    manager->destroy_chunk(left);
+    manager->destroy_chunk(right);  // free: 4 KiB before small, 10 KiB after it
+
+    ChunkId big = manager->create_chunk("big", 12 * KiB);
+    const ChunkRequest assemble[] = {{small, ChunkAccess::read}, {big, ChunkAccess::write}};
+    auto views = manager->acquire(assemble, dev);
+    EXPECT_EQ(device_contents(views[0]), data);
+    EXPECT_GE(views[1].offset >= views[0].offset ? views[1].offset - views[0].offset
+                                                 : views[0].offset - views[1].offset,
+              2 * KiB);
+    manager->release(assemble, dev);
+    EXPECT_EQ(contents(small), data);
+    manager->destroy_chunk(small);
+    manager->destroy_chunk(big);
+  }
+}
+
 TEST_F(MemoryManagerTest, AcquisitionWaitsWhileOthersHoldTheMemoryThenProceeds) {
   ChunkId a = manager->create_chunk("a", 12 * KiB, pattern(12 * KiB, 1));
   ChunkId b = manager->create_chunk("b", 12 * KiB, pattern(12 * KiB, 2));
