@@ -150,6 +150,7 @@ void RankEngine::choose_devices(node::Node& node) {
 }
 
 RankEngine::~RankEngine() {
+  if (journal_) journal_->on_written({});  // the note goes first
   try {
     runtime_.wait_all();
   } catch (...) {
@@ -196,6 +197,8 @@ EngineReport RankEngine::run() {
     });
     journal_ = std::make_unique<ResultsJournal>(
         options_.output, static_cast<std::uint32_t>(app_.result_bytes()), options_.resume);
+    note_ = std::make_unique<cluster::TerminationNote>();
+    journal_->on_written([this](std::uint64_t written) { update_note(written); });
     const std::vector<std::pair<ItemIndex, ItemIndex>> done(journal_->resumed().begin(),
                                                             journal_->resumed().end());
     for (int rank = 0; rank < size_; ++rank)
@@ -213,12 +216,18 @@ EngineReport RankEngine::run() {
   std::vector<std::thread> workers;
   for (unsigned d = 0; d < devices_.size(); ++d)
     workers.emplace_back([this, d] { worker(d); });
-  std::thread progress;
+  // Rank 0's status thread: the progress, and the journal kept current for an interruption.
+  std::thread status;
   std::atomic<bool> running{true};
-  if (rank_ == 0 && options_.progress) {
-    progress = std::thread([&] {
+  if (rank_ == 0) {
+    status = std::thread([&] {
       while (running.load()) {
-        report_progress();
+        if (options_.progress) report_progress();
+        try {
+          journal_->flush();
+        } catch (...) {
+          fail(std::current_exception());
+        }
         std::this_thread::sleep_for(std::chrono::milliseconds(250));
       }
     });
@@ -231,7 +240,7 @@ EngineReport RankEngine::run() {
     fail(std::current_exception());
   }
   running = false;
-  if (progress.joinable()) progress.join();
+  if (status.joinable()) status.join();
   if (first_error_) std::rethrow_exception(first_error_);
 
   const RankFigures own = figures();
@@ -539,6 +548,13 @@ void RankEngine::fail(std::exception_ptr error) {
   failed_.store(true);
 }
 
+void RankEngine::update_note(std::uint64_t written) {
+  note_->set(fmt::format(
+      "strata: all-pairs run of {} interrupted: {} of {} pairs are done, their results in the "
+      "journal {} ({} pairs left); run the same command with --resume to continue from there",
+      app_.name(), written, space_.pairs(), journal_->path().string(), space_.pairs() - written));
+}
+
 void RankEngine::report_progress() {
   Progress progress;
   progress.total = space_.pairs();
@@ -606,6 +622,8 @@ EngineReport RankEngine::collect(const RankFigures& own, double seconds) {
     }
   }
   report.items_skipped = skipped.size();
+  journal_->on_written({});
+  note_.reset();  // complete: nothing to resume
   journal_->finish(report.pairs_total - report.pairs_skipped);
   report.seconds = seconds;
   report.runtime_summary = runtime_.summary().format();
