@@ -218,17 +218,22 @@ EngineReport RankEngine::run() {
     workers.emplace_back([this, d] { worker(d); });
   // Rank 0's status thread: the progress, and the journal kept current for an interruption.
   std::thread status;
-  std::atomic<bool> running{true};
+  std::mutex status_lock;
+  std::condition_variable status_wake;
+  bool running = true;  // under status_lock: the thread stops at once when it ends
   if (rank_ == 0) {
     status = std::thread([&] {
-      while (running.load()) {
+      std::unique_lock guard(status_lock);
+      while (running) {
+        guard.unlock();
         if (options_.progress) report_progress();
         try {
           journal_->flush();
         } catch (...) {
           fail(std::current_exception());
         }
-        std::this_thread::sleep_for(std::chrono::milliseconds(250));
+        guard.lock();
+        status_wake.wait_for(guard, std::chrono::milliseconds(250), [&] { return !running; });
       }
     });
   }
@@ -239,7 +244,11 @@ EngineReport RankEngine::run() {
   } catch (...) {
     fail(std::current_exception());
   }
-  running = false;
+  {
+    std::lock_guard guard(status_lock);
+    running = false;
+  }
+  status_wake.notify_all();
   if (status.joinable()) status.join();
   if (first_error_) std::rethrow_exception(first_error_);
 
