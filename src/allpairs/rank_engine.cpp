@@ -6,6 +6,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "strata/allpairs/held_items.hpp"
 #include "strata/allpairs/sequential_run.hpp"
 #include "strata/base/log.hpp"
 #include "strata/cluster/message_kinds.hpp"
@@ -104,6 +105,13 @@ RankEngine::RankEngine(const ApplicationBase& application, const EngineOptions& 
   }
   stealing_ = std::make_unique<cluster::WorkStealing>(
       network_, static_cast<unsigned>(devices_.size()), space_.pairs(), kinds_.stealing());
+  if (options_.cache_aware_stealing) {
+    stealing_->set_affinity(cluster::StealAffinity{
+        [this] { return HeldItems(cache_->items()).encode(); },
+        [](const std::string& holdings, const cluster::StealableWork& work) {
+          return HeldItems::decode(holdings).share_of(PairBlock::decode(work.payload));
+        }});
+  }
 }
 
 void RankEngine::calibrate() {

@@ -63,6 +63,8 @@ struct EngineOptions {
   unsigned jobs_per_device = config.section<AllPairsSettings>().jobs_per_device;
   // Blocks of at most leaf x leaf pairs are not split further.
   ItemIndex leaf = config.section<AllPairsSettings>().leaf;
+  // A thief prefers the block whose items its process holds (held_items.hpp).
+  bool cache_aware_stealing = config.section<AllPairsSettings>().cache_aware_stealing;
   std::string devices = "cpu";  // backends to compute on: "cpu", "opencl", "cuda" (comma list)
   BadInput bad_input = BadInput::stop;
   // Before the run, each rank times preprocessing this many items and comparing their pairs on

@@ -16,6 +16,7 @@ struct AllPairsSettings {
   unsigned jobs_per_device = 16;  // jobs in flight per device (back-pressure)
   std::uint32_t leaf =
       4;  // (an ItemIndex) blocks of at most leaf x leaf pairs are not split further
+  bool cache_aware_stealing = true;  // a thief prefers the block whose items it holds
 };
 
 // Adds the section "allpairs" to the table (once); true.
