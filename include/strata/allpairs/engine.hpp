@@ -49,7 +49,7 @@ struct Progress {
   double seconds = 0;       // since the start
 };
 
-// A run's options. The cache, jobs_per_device and leaf start from config's "allpairs" section
+// A run's options. The cache, jobs, leaf and stealing start from config's "allpairs" section
 // (settings.hpp: STRATA_ALLPAIRS_* variables, `strata` flags); code may change them afterwards.
 struct EngineOptions {
   // The settings of the run: the runtime's (threads, trace, ...) of a node built by
@@ -74,8 +74,8 @@ struct EngineOptions {
   ItemIndex calibration_items = 8;
   std::function<void(const Progress&)> progress;
 
-  // Options with `config` as their configuration, and the cache, jobs_per_device and leaf of its
-  // "allpairs" section.
+  // Options with `config` as their configuration, and the cache, jobs_per_device, leaf and
+  // cache_aware_stealing of its "allpairs" section.
   static EngineOptions from(Config config);
 };
 

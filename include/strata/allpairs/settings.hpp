@@ -1,7 +1,8 @@
 #pragma once
 // The all-pairs front end's settings: its cache sizes, the distributed cache, jobs in flight per
-// device and the leaf size of the pair matrix's split. Declared into the configuration table by
-// every program that includes this; the engine's options start from them (engine.hpp).
+// device, the leaf size of the pair matrix's split and cache-aware stealing. Declared into the
+// configuration table by every program that includes this; the engine's options start from them
+// (engine.hpp).
 
 #include <cstdint>
 #include <string>
