@@ -2,14 +2,19 @@
 # All-pairs benchmarks (issue 7), each run through `strata allpairs run --report-json`:
 #  1. system efficiency against the rocket paper's §6.1 model, one process, for each application;
 #  2. R (loads per item) and efficiency against the cache size (the shape of the paper's Fig. 9);
-#  3. 1, 2 and 4 processes with and without the distributed cache (the shape of Fig. 12).
-# Writes bench/results/allpairs.{md,json} and allpairs-cache.png, allpairs-scaling.png.
-# Usage: bench/run_allpairs.sh [repetitions, default 3]   (STRATA_BENCH_BUILD: build dir)
+#  3. 1, 2 and 4 processes with and without the distributed cache (the shape of Fig. 12);
+#  4. 1, 2 and 4 processes with and without cache-aware stealing (the paper's future work).
+# Writes bench/results/allpairs.{md,json} and allpairs-cache.png, allpairs-scaling.png (1-3), and
+# bench/results/allpairs-stealing.{md,json} (4).
+# Usage: bench/run_allpairs.sh [repetitions, default 3] [sections: all (default) or stealing]
+#        (STRATA_BENCH_BUILD: build dir)
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${STRATA_BENCH_BUILD:-$root/build/bench}
 repetitions=${1:-3}
+sections=${2:-all}
+[[ $sections == all || $sections == stealing ]] || { echo "sections: all or stealing" >&2; exit 2; }
 results=$root/bench/results
 work=$(mktemp -d "${TMPDIR:-/tmp}/strata-allpairs-bench-XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -56,7 +61,7 @@ for app in camera phylogeny microscopy; do
 done
 
 # 1. Efficiency on one process, every item cached.
-for ((r = 0; r < repetitions; ++r)); do
+[[ $sections == all ]] && for ((r = 0; r < repetitions; ++r)); do
   for app in camera phylogeny microscopy; do
     run "efficiency-$app-$r" "$app" "$work/$app" 1
   done
@@ -64,7 +69,7 @@ done
 
 # 2. Cache size (camera): S slots in the device cache, and the host cache at S slots too
 #    (the host level holds every item the device holds; beyond S the item is loaded again).
-for ((r = 0; r < repetitions; ++r)); do
+[[ $sections == all ]] && for ((r = 0; r < repetitions; ++r)); do
   for slots in 4 8 16 32 64 96; do
     run "cache-$slots-$r" camera "$work/camera" 1 --device-cache "$slots slots" \
       --host-cache "$slots slots"
@@ -72,11 +77,21 @@ for ((r = 0; r < repetitions; ++r)); do
 done
 
 # 3. Processes, with and without the distributed cache (camera, 16 host slots per process).
-for ((r = 0; r < repetitions; ++r)); do
+[[ $sections == all ]] && for ((r = 0; r < repetitions; ++r)); do
   for np in 1 2 4; do
     run "scaling-$np-dist-$r" camera "$work/camera" "$np" --host-cache "16 slots"
     run "scaling-$np-nodist-$r" camera "$work/camera" "$np" --host-cache "16 slots" \
       --no-distributed
+  done
+done
+
+# 4. Processes, with and without cache-aware stealing (camera, 16 host slots per process: a thief
+#    that takes a block of items it holds loads fewer). The runs alternate, so load drifts hit both.
+for ((r = 0; r < repetitions; ++r)); do
+  for np in 1 2 4; do
+    run "stealing-$np-aware-$r" camera "$work/camera" "$np" --host-cache "16 slots"
+    run "stealing-$np-largest-$r" camera "$work/camera" "$np" --host-cache "16 slots" \
+      --no-cache-aware-stealing
   done
 done
 
@@ -85,4 +100,4 @@ read -r busy1 _ < <(cpu_busy)
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 # Debian's python3-matplotlib belongs to /usr/bin/python3 (another python3 may come first).
 /usr/bin/python3 "$root/bench/allpairs_report.py" "$runs" "$results" "$load_before" "$load_after" \
-  "$wall" "$(echo "$busy1 - $busy0" | bc)" "bench/run_allpairs.sh $repetitions" "${items[camera]}"
+  "$wall" "$(echo "$busy1 - $busy0" | bc)" "bench/run_allpairs.sh $*" "${items[camera]}"

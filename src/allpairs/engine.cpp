@@ -93,6 +93,7 @@ EngineOptions EngineOptions::from(Config config) {
   options.cache = CacheOptions::from(options.config);
   options.jobs_per_device = options.config.section<AllPairsSettings>().jobs_per_device;
   options.leaf = options.config.section<AllPairsSettings>().leaf;
+  options.cache_aware_stealing = options.config.section<AllPairsSettings>().cache_aware_stealing;
   return options;
 }
 

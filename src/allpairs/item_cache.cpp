@@ -81,6 +81,15 @@ std::optional<memory::ChunkId> ItemCache::holds(ItemIndex item) const {
   return found->second.chunk;
 }
 
+std::vector<ItemIndex> ItemCache::items() const {
+  std::lock_guard guard(lock_);
+  std::vector<ItemIndex> held;
+  held.reserve(entries_.size());
+  for (const auto& entry : entries_)
+    held.push_back(entry.first);
+  return held;
+}
+
 bool ItemCache::over() const {
   return (limits_.slots != 0 && entries_.size() > limits_.slots) ||
          (limits_.bytes != 0 && bytes_ > limits_.bytes);

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "strata/allpairs/held_items.hpp"
 #include "strata/allpairs/sequential_run.hpp"
 #include "strata/base/log.hpp"
 #include "strata/cluster/message_kinds.hpp"
@@ -104,6 +105,13 @@ RankEngine::RankEngine(const ApplicationBase& application, const EngineOptions& 
   }
   stealing_ = std::make_unique<cluster::WorkStealing>(
       network_, static_cast<unsigned>(devices_.size()), space_.pairs(), kinds_.stealing());
+  if (options_.cache_aware_stealing) {
+    stealing_->set_affinity(cluster::StealAffinity{
+        [this] { return HeldItems(cache_->items()).encode(); },
+        [](const std::string& holdings, const cluster::StealableWork& work) {
+          return HeldItems::decode(holdings).share_of(PairBlock::decode(work.payload));
+        }});
+  }
 }
 
 void RankEngine::calibrate() {
@@ -150,6 +158,7 @@ void RankEngine::choose_devices(node::Node& node) {
 }
 
 RankEngine::~RankEngine() {
+  if (journal_) journal_->on_written({});  // the note goes first
   try {
     runtime_.wait_all();
   } catch (...) {
@@ -196,6 +205,8 @@ EngineReport RankEngine::run() {
     });
     journal_ = std::make_unique<ResultsJournal>(
         options_.output, static_cast<std::uint32_t>(app_.result_bytes()), options_.resume);
+    note_ = std::make_unique<cluster::TerminationNote>();
+    journal_->on_written([this](std::uint64_t written) { update_note(written); });
     const std::vector<std::pair<ItemIndex, ItemIndex>> done(journal_->resumed().begin(),
                                                             journal_->resumed().end());
     for (int rank = 0; rank < size_; ++rank)
@@ -213,13 +224,24 @@ EngineReport RankEngine::run() {
   std::vector<std::thread> workers;
   for (unsigned d = 0; d < devices_.size(); ++d)
     workers.emplace_back([this, d] { worker(d); });
-  std::thread progress;
-  std::atomic<bool> running{true};
-  if (rank_ == 0 && options_.progress) {
-    progress = std::thread([&] {
-      while (running.load()) {
-        report_progress();
-        std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  // Rank 0's status thread: the progress, and the journal kept current for an interruption.
+  std::thread status;
+  std::mutex status_lock;
+  std::condition_variable status_wake;
+  bool running = true;  // under status_lock: the thread stops at once when it ends
+  if (rank_ == 0) {
+    status = std::thread([&] {
+      std::unique_lock guard(status_lock);
+      while (running) {
+        guard.unlock();
+        if (options_.progress) report_progress();
+        try {
+          journal_->flush();
+        } catch (...) {
+          fail(std::current_exception());
+        }
+        guard.lock();
+        status_wake.wait_for(guard, std::chrono::milliseconds(250), [&] { return !running; });
       }
     });
   }
@@ -230,8 +252,12 @@ EngineReport RankEngine::run() {
   } catch (...) {
     fail(std::current_exception());
   }
-  running = false;
-  if (progress.joinable()) progress.join();
+  {
+    std::lock_guard guard(status_lock);
+    running = false;
+  }
+  status_wake.notify_all();
+  if (status.joinable()) status.join();
   if (first_error_) std::rethrow_exception(first_error_);
 
   const RankFigures own = figures();
@@ -539,6 +565,13 @@ void RankEngine::fail(std::exception_ptr error) {
   failed_.store(true);
 }
 
+void RankEngine::update_note(std::uint64_t written) {
+  note_->set(fmt::format(
+      "strata: all-pairs run of {} interrupted: {} of {} pairs are done, their results in the "
+      "journal {} ({} pairs left); run the same command with --resume to continue from there",
+      app_.name(), written, space_.pairs(), journal_->path().string(), space_.pairs() - written));
+}
+
 void RankEngine::report_progress() {
   Progress progress;
   progress.total = space_.pairs();
@@ -606,6 +639,8 @@ EngineReport RankEngine::collect(const RankFigures& own, double seconds) {
     }
   }
   report.items_skipped = skipped.size();
+  journal_->on_written({});
+  note_.reset();  // complete: nothing to resume
   journal_->finish(report.pairs_total - report.pairs_skipped);
   report.seconds = seconds;
   report.runtime_summary = runtime_.summary().format();

@@ -20,6 +20,7 @@
 #include "strata/allpairs/results_journal.hpp"
 #include "strata/cluster/message_kinds.hpp"
 #include "strata/cluster/remote_chunks.hpp"
+#include "strata/cluster/termination_note.hpp"
 #include "strata/cluster/work_stealing.hpp"
 #include "strata/device/backends.hpp"
 #include "strata/node/node.hpp"
@@ -114,6 +115,8 @@ class RankEngine {
   void add_time(Stage stage, double seconds);
   void fail(std::exception_ptr error);
   void report_progress();
+  // Rank 0: says in the note how many pairs the journal holds.
+  void update_note(std::uint64_t written);
   RankFigures figures() const;
   EngineReport collect(const RankFigures& own, double seconds);
 
@@ -137,6 +140,8 @@ class RankEngine {
   std::unique_ptr<DistributedCache> directory_;
   std::unique_ptr<cluster::WorkStealing> stealing_;
   std::unique_ptr<ResultsJournal> journal_;  // rank 0
+  // Rank 0: what the journal holds, written if the launcher ends the job (a rank died).
+  std::unique_ptr<cluster::TerminationNote> note_;
 
   std::set<std::pair<ItemIndex, ItemIndex>> resumed_;
   std::vector<std::atomic<bool>> skipped_items_;

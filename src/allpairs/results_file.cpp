@@ -127,6 +127,7 @@ ResultsJournal::ResultsJournal(std::filesystem::path output, std::uint32_t resul
     if (file_ == nullptr) throw Error(system_error(path_, "cannot reopen the results journal"));
   }
   records_ = resumed_.size();
+  written_ = records_;
 }
 
 ResultsJournal::~ResultsJournal() {
@@ -156,6 +157,8 @@ void ResultsJournal::write_buffer() {
       std::fflush(file_) != 0)
     throw Error(system_error(path_, "cannot write the results journal"));
   buffer_.clear();
+  written_ = records_;
+  if (on_written_) on_written_(written_);
 }
 
 void ResultsJournal::flush() {
@@ -166,6 +169,17 @@ void ResultsJournal::flush() {
 std::uint64_t ResultsJournal::records() const {
   std::lock_guard guard(lock_);
   return records_;
+}
+
+void ResultsJournal::on_written(std::function<void(std::uint64_t)> call) {
+  std::lock_guard guard(lock_);
+  on_written_ = std::move(call);
+  if (on_written_) on_written_(written_);
+}
+
+std::uint64_t ResultsJournal::written() const {
+  std::lock_guard guard(lock_);
+  return written_;
 }
 
 void ResultsJournal::finish(std::uint64_t expected) {

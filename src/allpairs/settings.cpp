@@ -46,6 +46,11 @@ bool declare_allpairs_settings() {
                "allpairs_leaf", 1, 1000000,
                "Blocks of the pair matrix of at most LEAF x LEAF pairs are not split further, "
                "1 to 1000000."),
+           switch_setting<&AllPairsSettings::cache_aware_stealing>(
+               "allpairs_cache_aware_stealing",
+               "A thief takes, among the blocks at least a quarter the size of the largest, the "
+               "one whose items its process's cache holds most (the rocket paper's future "
+               "work): on or off (off: the largest block)."),
        }});
 }
 

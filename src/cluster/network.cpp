@@ -9,6 +9,7 @@
 #include <string>
 
 #include "link.hpp"
+#include "rank_census.hpp"
 #include "strata/base/error.hpp"
 #include "strata/base/log.hpp"
 
@@ -100,10 +101,12 @@ Network::Network(int* argc, char*** argv, NetworkOptions options)
   rank_ = link_->rank();
   size_ = link_->size();
   thread_ = std::thread([this] { loop(); });
+  if (size_ > 1) census_ = std::make_unique<detail::RankCensus>(*this);
 }
 
 Network::~Network() {
   stop();
+  census_.reset();
   link_.reset();
 }
 

@@ -11,7 +11,6 @@
 #include <thread>
 
 #include "plan_executor.hpp"
-#include "rank_census.hpp"
 #include "strata/cluster/message_kinds.hpp"
 
 namespace strata::cluster {
@@ -58,7 +57,6 @@ struct Program::Parts {
   PlanKindTable kinds;
   LoadReporter reporter;
   detail::UnfinishedCounts unfinished;  // outlives the plans, which count in it
-  detail::RankCensus census;
   std::unique_ptr<detail::PlanExecutor> plans;
   std::unique_ptr<Driver> driver;
 
@@ -67,8 +65,7 @@ struct Program::Parts {
         runtime(parts.runtime),
         memory(parts.memory),
         staging(parts.staging),
-        network_executor(parts.network_executor),
-        census(network) {
+        network_executor(parts.network_executor) {
     define_data_kinds(kinds);
   }
 
@@ -164,7 +161,6 @@ int Program::run(const std::function<void(Driver&)>& main) {
   if (!is_driver()) {
     // The driver knows this rank's devices' loads from the start (the reports arrive in order).
     if (p.reporter) p.plans->report_progress();
-    p.census.report();
     std::unique_lock guard(p.lock);
     p.changed.wait(guard, [&] { return p.shutdown; });
     return 0;
@@ -172,7 +168,6 @@ int Program::run(const std::function<void(Driver&)>& main) {
 
   p.driver = std::make_unique<Driver>(p.network, *p.plans, p.operations, p.kinds);
   Driver& driver = *p.driver;
-  p.census.collect();
   p.network.on(kinds::progress, [&driver](int source, std::span<const std::byte> payload) {
     driver.on_progress(source, decode<Progress>(payload, "a progress report"));
   });

@@ -1,7 +1,11 @@
 #pragma once
-// RankCensus: the driver's list of every rank's process (pid, host), gathered at start, so that
-// when the MPI launcher ends the job because a rank died, the driver can say which one.
+// RankCensus: rank 0's list of every rank's process (pid, host), gathered as the network starts,
+// so that when the MPI launcher ends the job because a rank died (SIGTERM), rank 0 can say which
+// one. Every process of a cluster of several ranks handles SIGTERM: it writes what it knows and
+// its termination notes (termination_note.hpp), then exits non-zero. The network owns the census,
+// so every multi-process program (plans, all-pairs runs, ...) has it.
 
+#include <csignal>
 #include <string>
 
 #include "strata/cluster/network.hpp"
@@ -21,15 +25,15 @@ struct RankProcess {
 
 class RankCensus {
  public:
-  explicit RankCensus(Network& network) : network_(network) {}
-  // Worker side: tells the driver this rank's process.
-  void report();
-  // Driver side: waits for every worker's report, then handles SIGTERM (what the launcher sends
-  // when a rank died) by naming the ranks whose processes are gone, and exiting non-zero.
-  void collect();
+  // Workers report their process to rank 0; every rank installs the SIGTERM handler.
+  explicit RankCensus(Network& network);
+  // Restores SIGTERM's earlier handling.
+  ~RankCensus();
+  RankCensus(const RankCensus&) = delete;
+  RankCensus& operator=(const RankCensus&) = delete;
 
  private:
-  Network& network_;
+  struct sigaction previous_ {};
 };
 
 }  // namespace strata::cluster::detail

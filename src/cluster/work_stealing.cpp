@@ -50,6 +50,11 @@ WorkStealing::~WorkStealing() {
   }
 }
 
+void WorkStealing::set_affinity(StealAffinity affinity) {
+  std::lock_guard guard(lock_);
+  affinity_ = std::move(affinity);
+}
+
 void WorkStealing::push(unsigned worker, StealableWork work) {
   std::lock_guard guard(lock_);
   deques_.at(worker).push_back(std::move(work));
@@ -73,12 +78,18 @@ std::optional<StealableWork> WorkStealing::take_local(unsigned worker) {
     own.pop_back();
     return work;
   }
-  std::optional<StealableWork> stolen = take_largest();
+  const bool any =
+      std::any_of(deques_.begin(), deques_.end(), [](const auto& deque) { return !deque.empty(); });
+  if (!any) return std::nullopt;
+  std::string holdings;
+  if (affinity_.holdings) holdings = affinity_.holdings();
+  std::optional<StealableWork> stolen = take_for(affinity_.holdings ? &holdings : nullptr);
   if (stolen) ++stats_.local_steals;
   return stolen;
 }
 
-std::optional<StealableWork> WorkStealing::take_largest() {
+std::optional<StealableWork> WorkStealing::take_for(const std::string* holdings) {
+  // The largest piece: the oldest of some deque (each deque's pieces shrink front to back).
   std::deque<StealableWork>* victim = nullptr;
   for (auto& deque : deques_) {
     if (!deque.empty() && (victim == nullptr || deque.front().units > victim->front().units)) {
@@ -86,8 +97,25 @@ std::optional<StealableWork> WorkStealing::take_largest() {
     }
   }
   if (victim == nullptr) return std::nullopt;
-  StealableWork work = std::move(victim->front());
-  victim->pop_front();
+  auto chosen = victim->begin();
+  if (holdings != nullptr && affinity_.share) {
+    // Among the pieces not much smaller, the one the thief covers most (ties: the larger).
+    const std::uint64_t largest = chosen->units;
+    double best = affinity_.share(*holdings, *chosen);
+    for (auto& deque : deques_) {
+      for (auto piece = deque.begin(); piece != deque.end(); ++piece) {
+        if (piece->units * 4 < largest || piece == chosen) continue;
+        const double share = affinity_.share(*holdings, *piece);
+        if (share > best || (share == best && piece->units > chosen->units)) {
+          best = share;
+          victim = &deque;
+          chosen = piece;
+        }
+      }
+    }
+  }
+  StealableWork work = std::move(*chosen);
+  victim->erase(chosen);
   return work;
 }
 
@@ -102,7 +130,9 @@ void WorkStealing::ask_next_victim(unsigned worker) {
   ++stats_.remote_requests;
   const int victim = victims_[next_victim_];
   next_victim_ = (next_victim_ + 1) % victims_.size();
-  network_.post_value(victim, request_kind(), Request{worker});
+  Request request{worker, {}};
+  if (affinity_.holdings) request.holdings = affinity_.holdings();
+  network_.post_value(victim, request_kind(), request);
 }
 
 std::optional<StealableWork> WorkStealing::take(unsigned worker) {
@@ -129,7 +159,7 @@ void WorkStealing::on_request(int thief, const Request& request) {
   Reply reply{request.worker, std::nullopt};
   {
     std::lock_guard guard(lock_);
-    reply.work = take_largest();
+    reply.work = take_for(affinity_.share ? &request.holdings : nullptr);
     if (reply.work) ++stats_.given_away;
   }
   network_.post_value(thief, reply_kind(), reply);

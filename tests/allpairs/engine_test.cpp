@@ -7,12 +7,15 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <random>
 #include <thread>
 
 #include "engine_test_support.hpp"
+#include "strata/allpairs/held_items.hpp"
 #include "strata/allpairs/results_file.hpp"
 #include "strata/allpairs/results_journal.hpp"
 #include "strata/allpairs/sequential_run.hpp"
+#include "strata/cluster/work_stealing.hpp"
 #include "strata/device/backends.hpp"
 #include "vector_application.hpp"
 
@@ -71,6 +74,7 @@ struct CacheCase {
   const char* name;
   CacheOptions cache;
   ItemIndex leaf;
+  bool cache_aware_stealing = true;
 };
 
 class EngineCaches : public ::testing::TestWithParam<CacheCase> {};
@@ -84,6 +88,7 @@ TEST_P(EngineCaches, EveryPairEqualsTheDirectComputation) {
   options.cache = GetParam().cache;
   if (options.cache.device_slots == 0) options.cache.device_bytes = 1 << 20;
   options.leaf = GetParam().leaf;
+  options.cache_aware_stealing = GetParam().cache_aware_stealing;
   const EngineReport report = run_and_check(app, options, PairSpace::all_pairs(items));
   if (network().rank() == 0) {
     EXPECT_EQ(report.pairs_computed, std::uint64_t{items} * (items - 1) / 2);
@@ -105,7 +110,9 @@ INSTANTIATE_TEST_SUITE_P(
                       CacheCase{"tiny_host", CacheOptions{.device_slots = 3, .host_slots = 4}, 2},
                       CacheCase{"host_bytes", CacheOptions{.host_bytes = 6 * 64 * 4}, 3},
                       CacheCase{"no_distributed", CacheOptions{.distributed = false}, 4},
-                      CacheCase{"three_hops", CacheOptions{.host_slots = 6, .hops = 3}, 4}),
+                      CacheCase{"three_hops", CacheOptions{.host_slots = 6, .hops = 3}, 4},
+                      // Thieves take the largest block (cache-aware stealing off).
+                      CacheCase{"largest_block_stealing", CacheOptions{.host_slots = 6}, 2, false}),
     [](const auto& test) { return std::string(test.param.name); });
 
 // Sets an environment variable for one scope.
@@ -195,6 +202,72 @@ TEST(EngineOnANode, AnAllPairsRunAndAPlannedJobShareOneNode) {
     for (std::size_t i = 0; i < words; ++i)
       ASSERT_EQ(sums[i], 1 + steps * (steps - 1) / 2) << "word " << i;
   }
+  barrier();
+}
+
+// Random runs (item count, leaf, caches, hops, jobs, stealing): every result matches the direct
+// computation. The seed is fixed, so every rank draws the same runs.
+TEST(EngineStress, RandomRunsMatchTheDirectComputation) {
+  std::mt19937 random(2026);
+  const auto pick = [&random](unsigned low, unsigned high) {
+    return std::uniform_int_distribution<unsigned>(low, high)(random);
+  };
+  for (int round = 0; round < 6; ++round) {
+    const ItemIndex count = pick(2, 40);
+    const auto dir = shared_directory("allpairs-stress");
+    if (network().rank() == 0) write_vectors(dir, count, 100 + static_cast<unsigned>(round));
+    barrier();
+    VectorApplication app(dir, count);
+    EngineOptions options = options_for(dir);
+    options.leaf = pick(1, 8);
+    options.jobs_per_device = pick(1, 16);
+    options.cache.device_bytes = 0;
+    options.cache.device_slots = pick(2, 12);
+    options.cache.host_slots = pick(0, 1) == 0 ? 0 : pick(2, 12);
+    options.cache.hops = pick(1, 4);
+    options.cache.distributed = pick(0, 3) != 0;
+    options.cache_aware_stealing = pick(0, 1) == 1;
+    SCOPED_TRACE(::testing::Message()
+                 << "round " << round << ": " << count << " items, leaf " << options.leaf
+                 << ", jobs " << options.jobs_per_device << ", device slots "
+                 << options.cache.device_slots << ", host slots " << options.cache.host_slots
+                 << ", hops " << options.cache.hops << ", distributed " << options.cache.distributed
+                 << ", cache-aware " << options.cache_aware_stealing);
+    run_and_check(app, options, PairSpace::all_pairs(count));
+  }
+}
+
+// Cache-aware stealing: a thief that holds a block's items takes that block, not the largest
+// (one rank's two workers; the pool sends no message, so each rank runs it alone).
+TEST(CacheAwareStealing, AThiefTakesTheBlockWhoseItemsItHolds) {
+  const PairSpace space = PairSpace::all_pairs(64);
+  const PairBlock largest{0, 16, 16, 32};  // 256 pairs
+  const PairBlock held{32, 40, 48, 64};    // 128 pairs: half the largest, items 32..39, 48..63
+  const PairBlock small{40, 44, 44, 48};   // 16 pairs: too small to prefer
+  const auto stolen_by_thief = [&](bool cache_aware, const std::vector<ItemIndex>& items_held) {
+    cluster::WorkStealing pool(network(), 2, space.pairs(), cluster::kinds::user_kinds + 40);
+    if (cache_aware) {
+      pool.set_affinity(cluster::StealAffinity{
+          [&] { return HeldItems(items_held).encode(); },
+          [](const std::string& holdings, const cluster::StealableWork& work) {
+            return HeldItems::decode(holdings).share_of(PairBlock::decode(work.payload));
+          }});
+    }
+    for (const PairBlock& block : {largest, held, small})
+      pool.push(0, cluster::StealableWork{block.pairs(space), block.encode()});
+    const auto work = pool.take(1);  // worker 1 has nothing: it steals from worker 0
+    return work ? PairBlock::decode(work->payload) : PairBlock{};
+  };
+  std::vector<ItemIndex> block_items;
+  for (ItemIndex i = 32; i < 40; ++i)
+    block_items.push_back(i);
+  for (ItemIndex i = 48; i < 64; ++i)
+    block_items.push_back(i);
+  EXPECT_EQ(stolen_by_thief(true, block_items), held);
+  EXPECT_EQ(stolen_by_thief(false, block_items), largest) << "without it: the largest";
+  EXPECT_EQ(stolen_by_thief(true, {}), largest) << "holding nothing: the largest";
+  EXPECT_EQ(stolen_by_thief(true, {40, 41, 42, 43, 44, 45, 46, 47}), largest)
+      << "a block under a quarter of the largest is not preferred";
   barrier();
 }
 

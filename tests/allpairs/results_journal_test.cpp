@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <vector>
 
 #include "strata/allpairs/results_file.hpp"
 
@@ -50,6 +51,27 @@ TEST(ResultsJournal, MissingRecordsKeepTheJournalAndWriteNoResults) {
   EXPECT_THROW(journal.finish(2), Error);
   EXPECT_FALSE(std::filesystem::exists(output));
   EXPECT_TRUE(std::filesystem::exists(ResultsJournal::journal_path(output)));
+}
+
+// What an interrupted run reports: the records in the file, not those still buffered.
+TEST(ResultsJournal, WrittenCountsTheRecordsInTheFileAndIsToldEachWrite) {
+  const auto dir = fresh_directory();
+  const auto output = dir / "out.bin";
+  ResultsJournal journal(output, 4, false);
+  std::vector<std::uint64_t> told;
+  journal.on_written([&told](std::uint64_t written) { told.push_back(written); });
+  const float value = 1;
+  journal.append(0, 1, bytes_of(value));
+  journal.append(0, 2, bytes_of(value));
+  EXPECT_EQ(journal.records(), 2u);
+  EXPECT_EQ(journal.written(), 0u);
+  journal.flush();
+  EXPECT_EQ(journal.written(), 2u);
+  EXPECT_EQ(told, (std::vector<std::uint64_t>{0, 2}));
+  // A resumed run starts from what the file holds.
+  journal.on_written({});
+  ResultsJournal resumed(dir / "out.bin", 4, true);
+  EXPECT_EQ(resumed.written(), 2u);
 }
 
 TEST(ResultsJournal, ResumeKeepsValidRecordsAndCutsATornTail) {

@@ -11,6 +11,9 @@
 #              errors naming the setting, the flag or variable, and the range
 #   real_photos: APP is camera, ITEMS a directory of real photos named *_BODY_NUMBER.JPG: the
 #              groups written are the bodies
+#   killed_rank: ITEMS items on 2 processes; rank 0 is held (SIGSTOP) once the journal has
+#              results, rank 1 is killed: rank 0 names rank 1 as gone and says how many pairs
+#              are done and that --resume continues; a run with --resume finishes the rest
 set -euo pipefail
 strata=$1 mode=$2 app=$3 items=$4 np=${5:-1}
 dir=$(mktemp -d "${TMPDIR:-/tmp}/strata-allpairs-cli-XXXXXX")
@@ -53,6 +56,53 @@ if [[ $mode == real_photos ]]; then
     { echo "a body is split over groups"; exit 1; }
   [[ $(echo "$pairs" | cut -d, -f2 | sort -u | wc -l) -eq $(echo "$pairs" | wc -l) ]] ||
     { echo "bodies share a group"; exit 1; }
+  exit 0
+fi
+
+# The pid of the process of rank $1 of the run over $dir (Open MPI puts the rank in its environment).
+pid_of_rank() {
+  local pid
+  for pid in $(pgrep -f "allpairs run $app $dir" || true); do
+    if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1"; then
+      echo "$pid"
+      return
+    fi
+  done
+}
+
+if [[ $mode == killed_rank ]]; then
+  "$strata" allpairs generate "$app" "$dir" --items "$items" >/dev/null
+  journal=$dir/results.bin.journal
+  # Each rank's stderr straight to a file: the launcher's forwarding may stop before it gets there.
+  "$strata" launch -n 2 -- sh -c 'exec "$0" allpairs run "$1" "$2" --quiet --jobs 1 \
+    2>"$2.rank$OMPI_COMM_WORLD_RANK.err"' "$strata" "$app" "$dir" >"$dir.launch.txt" 2>&1 &
+  launch=$!
+  trap 'kill "$launch" 2>/dev/null || true; rm -rf "$dir" "$dir".*' EXIT
+  # Results in the journal (beyond its 12-byte header), and both ranks found.
+  until [[ $(stat -c %s "$journal" 2>/dev/null || echo 0) -gt 12 && -n $(pid_of_rank 0) &&
+    -n $(pid_of_rank 1) ]]; do
+    kill -0 "$launch" 2>/dev/null || { cat "$dir".*; echo "the run ended before it was interrupted"; exit 1; }
+    sleep 0.05
+  done
+  rank0=$(pid_of_rank 0) rank1=$(pid_of_rank 1)
+  kill -STOP "$rank0"  # held: the run cannot finish now (rank 0 keeps the journal)
+  [[ -e $journal && ! -e $dir/results.bin ]] ||
+    { kill -CONT "$rank0"; echo "the run finished before it was interrupted; give it more items"; exit 1; }
+  kill -KILL "$rank1"
+  kill -CONT "$rank0"
+  if wait "$launch"; then echo "the launch should have failed"; exit 1; fi
+  cat "$dir.launch.txt" "$dir".rank*.err
+  grep -Eq "strata: rank 1 \(pid $rank1 on .*\) is gone" "$dir.rank0.err" ||
+    { echo "rank 0 does not name rank 1 (pid $rank1) as gone"; exit 1; }
+  grep -Eq "[0-9]+ of [0-9]+ pairs are done.*--resume" "$dir.rank0.err" ||
+    { echo "rank 0 does not say what is done and how to resume"; exit 1; }
+  done_pairs=$(grep -Eo "[0-9]+ of [0-9]+ pairs are done" "$dir.rank0.err" | cut -d' ' -f1)
+  [[ $done_pairs -gt 0 ]] || { echo "no pair reported done"; exit 1; }
+  "$strata" launch -n 2 -- "$strata" allpairs run "$app" "$dir" --quiet --resume |
+    tee "$dir/out.txt"
+  grep -q "the truth was recovered" "$dir/out.txt"
+  grep -Eq "resumed $done_pairs " "$dir/out.txt" ||
+    { echo "the resumed run did not continue from the $done_pairs pairs reported"; exit 1; }
   exit 0
 fi
 

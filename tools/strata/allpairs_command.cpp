@@ -181,6 +181,8 @@ CLI::App& add_allpairs_command(CLI::App& app, AllPairsOptions& options,
                           "Host cache per process: bytes (1GiB) or slots ('200 slots')");
   setting_flags.add_switch_alias(*run, "allpairs_distributed_cache", "--no-distributed", "off",
                                  "Do not ask other processes' caches before loading an item");
+  setting_flags.add_switch_alias(*run, "allpairs_cache_aware_stealing", "--no-cache-aware-stealing",
+                                 "off", "Thieves take the largest block, not the one they hold");
   setting_flags.add_alias(*run, "allpairs_hops", "--hops",
                           "Candidates asked per distributed cache request (h), 1 to 1024");
   setting_flags.add_alias(*run, "allpairs_jobs_per_device", "--jobs",

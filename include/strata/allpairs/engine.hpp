@@ -49,7 +49,7 @@ struct Progress {
   double seconds = 0;       // since the start
 };
 
-// A run's options. The cache, jobs_per_device and leaf start from config's "allpairs" section
+// A run's options. The cache, jobs, leaf and stealing start from config's "allpairs" section
 // (settings.hpp: STRATA_ALLPAIRS_* variables, `strata` flags); code may change them afterwards.
 struct EngineOptions {
   // The settings of the run: the runtime's (threads, trace, ...) of a node built by
@@ -63,6 +63,8 @@ struct EngineOptions {
   unsigned jobs_per_device = config.section<AllPairsSettings>().jobs_per_device;
   // Blocks of at most leaf x leaf pairs are not split further.
   ItemIndex leaf = config.section<AllPairsSettings>().leaf;
+  // A thief prefers the block whose items its process holds (held_items.hpp).
+  bool cache_aware_stealing = config.section<AllPairsSettings>().cache_aware_stealing;
   std::string devices = "cpu";  // backends to compute on: "cpu", "opencl", "cuda" (comma list)
   BadInput bad_input = BadInput::stop;
   // Before the run, each rank times preprocessing this many items and comparing their pairs on
@@ -72,8 +74,8 @@ struct EngineOptions {
   ItemIndex calibration_items = 8;
   std::function<void(const Progress&)> progress;
 
-  // Options with `config` as their configuration, and the cache, jobs_per_device and leaf of its
-  // "allpairs" section.
+  // Options with `config` as their configuration, and the cache, jobs_per_device, leaf and
+  // cache_aware_stealing of its "allpairs" section.
   static EngineOptions from(Config config);
 };
 

@@ -64,6 +64,8 @@ class ItemCache {
   void loaded(ItemIndex item, std::optional<memory::ChunkId> chunk, std::uint64_t bytes);
   // The chunk of a loaded item that this rank holds (for the distributed cache); nullopt else.
   std::optional<memory::ChunkId> holds(ItemIndex item) const;
+  // Every item with an entry (loaded or being loaded), in increasing order.
+  std::vector<ItemIndex> items() const;
 
   ItemCacheStats stats() const;
   // Discards every unreferenced entry (at the end of a run).

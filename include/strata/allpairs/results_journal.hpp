@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <mutex>
 #include <set>
 #include <span>
@@ -36,6 +37,11 @@ class ResultsJournal {
   void append(ItemIndex left, ItemIndex right, std::span<const std::byte> result);
   void flush();
   std::uint64_t records() const;
+  // Of records(), those in the file (flushed): what a resumed run would find.
+  std::uint64_t written() const;
+  const std::filesystem::path& path() const { return path_; }
+  // Called with written() each time records reach the file (under the journal's lock).
+  void on_written(std::function<void(std::uint64_t written)> call);
 
   // Sorts every record into the results file (temp file, fsync, rename) and removes the journal.
   // `expected` records must be there, else nothing is written and the error says what is missing.
@@ -52,6 +58,8 @@ class ResultsJournal {
   std::FILE* file_ = nullptr;
   std::vector<std::byte> buffer_;
   std::uint64_t records_ = 0;
+  std::uint64_t written_ = 0;
+  std::function<void(std::uint64_t)> on_written_;
 };
 
 }  // namespace strata::allpairs

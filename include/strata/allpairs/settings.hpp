@@ -1,7 +1,8 @@
 #pragma once
 // The all-pairs front end's settings: its cache sizes, the distributed cache, jobs in flight per
-// device and the leaf size of the pair matrix's split. Declared into the configuration table by
-// every program that includes this; the engine's options start from them (engine.hpp).
+// device, the leaf size of the pair matrix's split and cache-aware stealing. Declared into the
+// configuration table by every program that includes this; the engine's options start from them
+// (engine.hpp).
 
 #include <cstdint>
 #include <string>
@@ -16,6 +17,7 @@ struct AllPairsSettings {
   unsigned jobs_per_device = 16;  // jobs in flight per device (back-pressure)
   std::uint32_t leaf =
       4;  // (an ItemIndex) blocks of at most leaf x leaf pairs are not split further
+  bool cache_aware_stealing = true;  // a thief prefers the block whose items it holds
 };
 
 // Adds the section "allpairs" to the table (once); true.

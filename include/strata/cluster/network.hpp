@@ -26,7 +26,8 @@ namespace strata::cluster {
 
 namespace detail {
 class Link;
-}
+class RankCensus;
+}  // namespace detail
 
 // Identifies a kind of control message; each subsystem registers handlers for its kinds.
 using MessageKind = std::uint16_t;
@@ -55,7 +56,9 @@ struct NetworkOptions {
 
 class Network {
  public:
-  // Joins the MPI job when launched by one (else a cluster of one) and starts the thread.
+  // Joins the MPI job when launched by one (else a cluster of one) and starts the thread. With
+  // several ranks, rank 0 learns every rank's process and, when the launcher ends the job
+  // because one died, names it (rank_census.hpp).
   Network(int* argc, char*** argv, NetworkOptions options = {});
   // Finishes what is in flight, stops the thread, leaves the MPI job.
   ~Network();
@@ -136,6 +139,7 @@ class Network {
   std::atomic<std::uint64_t> transfers_{0};
 
   std::thread thread_;
+  std::unique_ptr<detail::RankCensus> census_;  // with several ranks
 };
 
 }  // namespace strata::cluster

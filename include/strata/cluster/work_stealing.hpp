@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <random>
@@ -31,6 +32,16 @@ struct StealableWork {
   }
 };
 
+// Cache-aware stealing (the rocket paper's future work): what a thief holds, and how much of a
+// piece that covers. With it, a thief takes — among the pieces at least a quarter the size of the
+// largest — the one it covers most (the largest of equals); without it, the largest.
+struct StealAffinity {
+  // This rank's holdings when it steals (the application's encoding; sent with remote requests).
+  std::function<std::string()> holdings;
+  // The share of `work` that `holdings` covers, 0 to 1 (on the thief's or the victim's rank).
+  std::function<double(const std::string& holdings, const StealableWork& work)> share;
+};
+
 // What stealing did on this rank.
 struct StealStats {
   std::uint64_t local_steals = 0;
@@ -49,6 +60,9 @@ class WorkStealing {
   WorkStealing(const WorkStealing&) = delete;
   WorkStealing& operator=(const WorkStealing&) = delete;
 
+  // Makes stealing cache-aware; before any take(), on every rank alike.
+  void set_affinity(StealAffinity affinity);
+
   // Adds a piece to `worker`'s deque.
   void push(unsigned worker, StealableWork work);
   // The next piece for `worker`: its own newest, else stolen (local first, then remote); waits
@@ -62,9 +76,10 @@ class WorkStealing {
  private:
   struct Request {
     unsigned worker = 0;
+    std::string holdings;  // the thief's, when stealing is cache-aware
     template <class Archive>
     void serialize(Archive& archive) {
-      archive(worker);
+      archive(worker, holdings);
     }
   };
   struct Reply {
@@ -81,9 +96,10 @@ class WorkStealing {
   MessageKind finished_kind() const { return kind_base_ + 3; }
 
   std::optional<StealableWork> take_local(unsigned worker);  // caller holds lock_
-  std::optional<StealableWork> take_largest();               // caller holds lock_
-  void flush_units();                                        // caller holds lock_
-  void ask_next_victim(unsigned worker);                     // caller holds lock_
+  // The largest piece, or with an affinity the one `holdings` covers most; caller holds lock_.
+  std::optional<StealableWork> take_for(const std::string* holdings);
+  void flush_units();                     // caller holds lock_
+  void ask_next_victim(unsigned worker);  // caller holds lock_
   void on_request(int thief, const Request& request);
   void on_reply(const Reply& reply);
   void on_units(std::uint64_t units);
@@ -94,6 +110,7 @@ class WorkStealing {
 
   mutable std::mutex lock_;
   std::condition_variable changed_;
+  StealAffinity affinity_;
   std::vector<std::deque<StealableWork>> deques_;
   std::uint64_t unreported_units_ = 0;
   bool done_ = false;

@@ -11,12 +11,11 @@
 
 #include "camera/camera_app.hpp"
 #include "camera/image_set.hpp"
+#include "engine_test_support.hpp"
 #include "strata/allpairs/results_file.hpp"
 #include "test_support.hpp"
 
 namespace strata::apps::camera {
-
-cluster::Network& engine_test_network();  // engine_test_main.cpp
 
 namespace {
 
@@ -32,16 +31,10 @@ GenerateOptions photos() {
   return options;
 }
 
+// Fewer device slots than the photos: items are evicted and reloaded.
 allpairs::EngineOptions engine_options(const std::filesystem::path& output,
                                        const std::string& devices) {
-  allpairs::EngineOptions options;
-  options.output = output;
-  options.devices = devices;
-  options.config.section<runtime::RuntimeSettings>().cpu_threads = 2;
-  options.config.section<device::DeviceSettings>().kernel_cache_dir = "off";
-  options.jobs_per_device = 8;
-  options.cache.device_slots = 6;  // fewer than the photos: items are evicted and reloaded
-  return options;
+  return engine_testing::engine_options(output, devices, 6);
 }
 
 class CameraEngine : public ::testing::TestWithParam<std::string> {};
@@ -53,7 +46,7 @@ TEST_P(CameraEngine, TheResultsFileRecoversTheCamerasAndEqualsTheDirectComputati
   const auto application = open(dir.path() / "photos");
   const auto output = dir.path() / "results.bin";
   const allpairs::EngineReport report = allpairs::run_all_pairs(
-      *application, engine_options(output, GetParam()), engine_test_network());
+      *application, engine_options(output, GetParam()), engine_testing::network());
   EXPECT_EQ(report.pairs_computed, 66u);
 
   const Evaluation evaluation = evaluate(dir.path() / "photos", output);
@@ -88,7 +81,7 @@ TEST(CameraEngineInput, ATruncatedPhotoIsSkippedWhenAskedAndLeftOutOfTheEvaluati
   allpairs::EngineOptions options = engine_options(dir.path() / "skipped.bin", "cpu");
   options.bad_input = allpairs::BadInput::skip;
   const allpairs::EngineReport report =
-      allpairs::run_all_pairs(*application, options, engine_test_network());
+      allpairs::run_all_pairs(*application, options, engine_testing::network());
   EXPECT_EQ(report.items_skipped, 1u);
   EXPECT_EQ(report.pairs_computed, 55u);  // C(11, 2)
   const Evaluation evaluation = evaluate(photos_dir, options.output);
@@ -109,7 +102,7 @@ TEST(CameraEngineOutputs, TheGroupsAreTheCamerasAndTheScoresTheResults) {
   std::filesystem::remove(photos_dir / "truth.csv");  // not needed for the answer
   const auto application = open(photos_dir);
   const auto output = dir.path() / "run.bin";
-  allpairs::run_all_pairs(*application, engine_options(output, "cpu"), engine_test_network());
+  allpairs::run_all_pairs(*application, engine_options(output, "cpu"), engine_testing::network());
 
   const Outputs outputs = write_outputs(photos_dir, output);
   ASSERT_EQ(outputs.files.size(), 3u);

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <fstream>
 
+#include "engine_test_support.hpp"
 #include "microscopy/fourier_ring_correlation.hpp"
 #include "microscopy/microscopy_app.hpp"
 #include "microscopy/particle_json.hpp"
@@ -18,8 +19,6 @@
 #include "test_support.hpp"
 
 namespace strata::apps::microscopy {
-
-cluster::Network& engine_test_network();  // engine_test_main.cpp
 
 namespace {
 
@@ -33,16 +32,10 @@ GenerateOptions particles() {
   return options;
 }
 
+// Fewer device slots than the particles: items are evicted and reloaded.
 allpairs::EngineOptions engine_options(const std::filesystem::path& output,
                                        const std::string& devices) {
-  allpairs::EngineOptions options;
-  options.output = output;
-  options.devices = devices;
-  options.config.section<runtime::RuntimeSettings>().cpu_threads = 2;
-  options.config.section<device::DeviceSettings>().kernel_cache_dir = "off";
-  options.jobs_per_device = 8;
-  options.cache.device_slots = 4;  // fewer than the particles: items are evicted and reloaded
-  return options;
+  return engine_testing::engine_options(output, devices, 4);
 }
 
 class MicroscopyEngine : public ::testing::TestWithParam<std::string> {};
@@ -57,7 +50,7 @@ TEST_P(MicroscopyEngine, TheResultsFileRecoversTheRotationsAndEqualsTheDirectCom
   const auto application = open(data);
   const auto output = dir.path() / "results.bin";
   const allpairs::EngineReport report = allpairs::run_all_pairs(
-      *application, engine_options(output, GetParam()), engine_test_network());
+      *application, engine_options(output, GetParam()), engine_testing::network());
   EXPECT_EQ(report.pairs_computed, 15u);
   EXPECT_GE(report.loads, 6u);
 
@@ -97,7 +90,7 @@ TEST(MicroscopyEngineInput, ATruncatedParticleIsSkippedWhenAskedAndLeftOutOfTheE
   allpairs::EngineOptions options = engine_options(dir.path() / "skipped.bin", "cpu");
   options.bad_input = allpairs::BadInput::skip;
   const allpairs::EngineReport report =
-      allpairs::run_all_pairs(*application, options, engine_test_network());
+      allpairs::run_all_pairs(*application, options, engine_testing::network());
   EXPECT_EQ(report.items_skipped, 1u);
   EXPECT_EQ(report.pairs_computed, 10u);  // C(5, 2)
   const Evaluation evaluation = evaluate(data, options.output);
@@ -118,7 +111,7 @@ TEST(MicroscopyEngineOutputs, TheFusedParticleMatchesTheTemplate) {
   generate(data, generated);
   const auto application = open(data);
   const auto output = dir.path() / "results.bin";
-  allpairs::run_all_pairs(*application, engine_options(output, "cpu"), engine_test_network());
+  allpairs::run_all_pairs(*application, engine_options(output, "cpu"), engine_testing::network());
 
   const Outputs outputs = write_outputs(data, output);
   ASSERT_EQ(outputs.files.size(), 3u);

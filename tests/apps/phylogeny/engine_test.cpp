@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "engine_test_support.hpp"
 #include "phylogeny/data_directory.hpp"
 #include "phylogeny/newick.hpp"
 #include "phylogeny/phylogeny_app.hpp"
@@ -23,22 +24,14 @@
 
 namespace strata::apps::phylogeny {
 
-cluster::Network& engine_test_network();  // engine_test_main.cpp
-
 namespace {
 
 using testing::TempDirectory;
 
+// Fewer device slots than the species: items are evicted and reloaded.
 allpairs::EngineOptions engine_options(const std::filesystem::path& output,
                                        const std::string& devices = "cpu") {
-  allpairs::EngineOptions options;
-  options.output = output;
-  options.devices = devices;
-  options.config.section<runtime::RuntimeSettings>().cpu_threads = 2;
-  options.config.section<device::DeviceSettings>().kernel_cache_dir = "off";
-  options.jobs_per_device = 8;
-  options.cache.device_slots = 4;  // fewer than the species: items are evicted and reloaded
-  return options;
+  return engine_testing::engine_options(output, devices, 4);
 }
 
 class PhylogenyEngine : public ::testing::TestWithParam<std::string> {};
@@ -53,7 +46,7 @@ TEST_P(PhylogenyEngine, TheResultsFileRecoversTheTreeAndEqualsTheDirectComputati
   const auto application = open(data);
   const auto output = dir.path() / "results.bin";
   const allpairs::EngineReport report = allpairs::run_all_pairs(
-      *application, engine_options(output, GetParam()), engine_test_network());
+      *application, engine_options(output, GetParam()), engine_testing::network());
   EXPECT_EQ(report.pairs_computed, 45u);
   EXPECT_GE(report.loads, 10u);
 
@@ -88,7 +81,7 @@ TEST(PhylogenyEngineOutputs, TheTreeTheDistanceMatrixAndTheDrawing) {
   std::filesystem::remove(data / "truth.nwk");  // not needed for the answer
   const auto application = open(data);
   const auto output = dir.path() / "results.bin";
-  allpairs::run_all_pairs(*application, engine_options(output), engine_test_network());
+  allpairs::run_all_pairs(*application, engine_options(output), engine_testing::network());
 
   const Outputs outputs = write_outputs(data, output, STRATA_DRAW_TREE_SCRIPT);
   ASSERT_GE(outputs.files.size(), 2u);
@@ -147,7 +140,7 @@ TEST(PhylogenyEngineInput, ATruncatedProteomeStopsTheRunOrIsSkippedAndLeftOutOfT
 
   try {
     allpairs::run_all_pairs(*application, engine_options(dir.path() / "stopped.bin"),
-                            engine_test_network());
+                            engine_testing::network());
     FAIL() << "the run should stop at the truncated proteome";
   } catch (const Error& error) {
     EXPECT_NE(std::string(error.what()).find(victim.string() + ": truncated gzip stream"),
@@ -158,7 +151,7 @@ TEST(PhylogenyEngineInput, ATruncatedProteomeStopsTheRunOrIsSkippedAndLeftOutOfT
   allpairs::EngineOptions options = engine_options(dir.path() / "skipped.bin");
   options.bad_input = allpairs::BadInput::skip;
   const allpairs::EngineReport report =
-      allpairs::run_all_pairs(*application, options, engine_test_network());
+      allpairs::run_all_pairs(*application, options, engine_testing::network());
   EXPECT_EQ(report.items_skipped, 1u);
   EXPECT_EQ(report.pairs_computed, 36u);  // C(9, 2)
   const Evaluation evaluation = evaluate(data, options.output);
