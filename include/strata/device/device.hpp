@@ -11,6 +11,7 @@
 
 #include "strata/device/buffer_rect.hpp"
 #include "strata/device/event.hpp"
+#include "strata/device/fft.hpp"
 #include "strata/device/kernel.hpp"
 
 namespace strata::device {
@@ -172,6 +173,9 @@ class Device {
   // Compiles (or finds in the program cache) `kernel` for this device.
   virtual std::shared_ptr<const CompiledKernel> compile(const KernelDefinition& kernel,
                                                         const CompileOptions& options = {}) = 0;
+  // Plans a real<->complex FFT of `shape` through the backend's FFT library (see fft.hpp);
+  // throws DeviceError naming the device when the shape is invalid or the library refuses it.
+  virtual std::shared_ptr<FftPlan> plan_fft(const FftShape& shape) = 0;
   // Waits for every queue.
   void synchronize();
 

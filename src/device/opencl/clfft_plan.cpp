@@ -1,0 +1,170 @@
+#include "clfft_plan.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cstdlib>
+
+#include "cl_error.hpp"
+#include "strata/device/errors.hpp"
+
+namespace strata::device::detail {
+namespace {
+
+std::string clfft_status_name(clfftStatus status) {
+  switch (status) {
+    case CLFFT_BUGCHECK:
+      return "CLFFT_BUGCHECK";
+    case CLFFT_NOTIMPLEMENTED:
+      return "CLFFT_NOTIMPLEMENTED (clFFT supports lengths that are products of 2, 3, 5, 7, 11 "
+             "and 13)";
+    case CLFFT_TRANSPOSED_NOTIMPLEMENTED:
+      return "CLFFT_TRANSPOSED_NOTIMPLEMENTED";
+    case CLFFT_FILE_NOT_FOUND:
+      return "CLFFT_FILE_NOT_FOUND";
+    case CLFFT_FILE_CREATE_FAILURE:
+      return "CLFFT_FILE_CREATE_FAILURE";
+    case CLFFT_VERSION_MISMATCH:
+      return "CLFFT_VERSION_MISMATCH";
+    case CLFFT_INVALID_PLAN:
+      return "CLFFT_INVALID_PLAN";
+    case CLFFT_DEVICE_NO_DOUBLE:
+      return "CLFFT_DEVICE_NO_DOUBLE";
+    case CLFFT_DEVICE_MISMATCH:
+      return "CLFFT_DEVICE_MISMATCH";
+    default:
+      return cl_error_name(static_cast<cl_int>(status));
+  }
+}
+
+// clFFT keeps process-wide state, set up once and kept until the process ends.
+clfftStatus setup_once() {
+  static const clfftStatus status = [] {
+    clfftSetupData setup;
+    clfftStatus result = clfftInitSetupData(&setup);
+    if (result == CLFFT_SUCCESS) result = clfftSetup(&setup);
+    // Freed at exit (clFFT warns on stderr otherwise); plans destroyed later are refused.
+    if (result == CLFFT_SUCCESS) std::atexit([] { clfftTeardown(); });
+    return result;
+  }();
+  return status;
+}
+
+}  // namespace
+
+void ClfftPlan::check(clfftStatus status, const char* what) const {
+  if (status != CLFFT_SUCCESS) {
+    throw DeviceError(fmt::format("opencl {}: clFFT, {} for an FFT of {}: {}", *device_.label(),
+                                  what, shape().describe(), clfft_status_name(status)));
+  }
+}
+
+ClfftPlan::ClfftPlan(const FftShape& shape, OpenClDevice& device)
+    : FftPlan(shape), device_(device), context_(device.shared_context()) {
+  validate_fft_shape(shape, device.info().id);
+  check(setup_once(), "setting up the library");
+  const bool two_d = shape.rows > 1;
+  const clfftDim dim = two_d ? CLFFT_2D : CLFFT_1D;
+  const std::array<std::size_t, 2> lengths{shape.columns, shape.rows};  // fastest first
+  const std::array<std::size_t, 2> real_strides{1, shape.columns};
+  const std::array<std::size_t, 2> spectrum_strides{1, shape.spectrum_columns()};
+  const std::size_t real_distance = shape.rows * shape.columns;
+  const std::size_t spectrum_distance = shape.rows * shape.spectrum_columns();
+  cl_command_queue queue = context_->queue(QueueKind::compute);
+  const auto make = [&](clfftPlanHandle& plan, bool& made, bool to_spectrum) {
+    check(clfftCreateDefaultPlan(&plan, context_->context, dim, lengths.data()), "creating a plan");
+    made = true;
+    check(clfftSetPlanPrecision(plan, CLFFT_SINGLE), "setting single precision");
+    check(clfftSetResultLocation(plan, CLFFT_OUTOFPLACE), "placing the result out of place");
+    if (to_spectrum) {
+      check(clfftSetLayout(plan, CLFFT_REAL, CLFFT_HERMITIAN_INTERLEAVED), "setting the layout");
+      check(clfftSetPlanInStride(plan, dim, const_cast<std::size_t*>(real_strides.data())),
+            "setting the input strides");
+      check(clfftSetPlanOutStride(plan, dim, const_cast<std::size_t*>(spectrum_strides.data())),
+            "setting the output strides");
+      check(clfftSetPlanDistance(plan, real_distance, spectrum_distance), "setting the distance");
+    } else {
+      check(clfftSetLayout(plan, CLFFT_HERMITIAN_INTERLEAVED, CLFFT_REAL), "setting the layout");
+      check(clfftSetPlanInStride(plan, dim, const_cast<std::size_t*>(spectrum_strides.data())),
+            "setting the input strides");
+      check(clfftSetPlanOutStride(plan, dim, const_cast<std::size_t*>(real_strides.data())),
+            "setting the output strides");
+      check(clfftSetPlanDistance(plan, spectrum_distance, real_distance), "setting the distance");
+      // Unnormalised like FFTW and cuFFT (clFFT scales its backward transforms by 1/N).
+      check(clfftSetPlanScale(plan, CLFFT_BACKWARD, 1.0f), "setting the scale");
+    }
+    check(clfftSetPlanBatchSize(plan, shape.batch), "setting the batch");
+    check(clfftBakePlan(plan, 1, &queue, nullptr, nullptr), "baking the plan");
+  };
+  try {
+    make(forward_, has_forward_, true);
+    make(inverse_, has_inverse_, false);
+  } catch (...) {
+    if (has_forward_) clfftDestroyPlan(&forward_);
+    if (has_inverse_) clfftDestroyPlan(&inverse_);
+    throw;
+  }
+}
+
+ClfftPlan::~ClfftPlan() {
+  if (has_forward_) clfftDestroyPlan(&forward_);
+  if (has_inverse_) clfftDestroyPlan(&inverse_);
+}
+
+Event ClfftPlan::run(clfftPlanHandle plan, clfftDirection direction, const char* name, Queue& queue,
+                     const DeviceBuffer& in, const DeviceBuffer& out,
+                     std::span<const Event> after) {
+  auto* native = dynamic_cast<OpenClQueue*>(&queue);
+  if (native == nullptr || &native->device() != &device_) {
+    throw DeviceError(fmt::format("opencl {}: {} FFT of {}: the queue belongs to another device",
+                                  *device_.label(), name, shape().describe()));
+  }
+  std::lock_guard guard(lock_);
+  // A scratch buffer per transform: clFFT's own would be shared by queues running at once.
+  std::size_t scratch_bytes = 0;
+  check(clfftGetTmpBufSize(plan, &scratch_bytes), "sizing the scratch buffer");
+  cl_mem scratch = nullptr;
+  if (scratch_bytes > 0) {
+    cl_int status = CL_SUCCESS;
+    scratch = clCreateBuffer(context_->context, CL_MEM_READ_WRITE, scratch_bytes, nullptr, &status);
+    if (status != CL_SUCCESS) {
+      throw DeviceError(fmt::format("opencl {}: {} FFT of {}: cannot allocate {} B of scratch: {}",
+                                    *device_.label(), name, shape().describe(), scratch_bytes,
+                                    cl_error_name(status)));
+    }
+  }
+  cl_mem input = static_cast<cl_mem>(in.handle());
+  cl_mem output = static_cast<cl_mem>(out.handle());
+  const std::string operation = fmt::format("{} FFT of {}", name, shape().describe());
+  try {
+    Event done = native->enqueue_native(
+        operation.c_str(), after,
+        [&](cl_command_queue commands, cl_uint count, const cl_event* list, cl_event* event) {
+          return static_cast<cl_int>(clfftEnqueueTransform(plan, direction, 1, &commands, count,
+                                                           list, event, &input, &output, scratch));
+        });
+    if (scratch != nullptr) clReleaseMemObject(scratch);  // kept until the commands finish
+    return done;
+  } catch (...) {
+    if (scratch != nullptr) clReleaseMemObject(scratch);
+    throw;
+  }
+}
+
+Event ClfftPlan::forward(Queue& queue, const DeviceBuffer& real, const DeviceBuffer& spectrum,
+                         std::span<const Event> after) {
+  check_buffers(device_, real, spectrum, "forward");
+  return run(forward_, CLFFT_FORWARD, "forward", queue, real, spectrum, after);
+}
+
+Event ClfftPlan::inverse(Queue& queue, const DeviceBuffer& spectrum, const DeviceBuffer& real,
+                         std::span<const Event> after) {
+  check_buffers(device_, real, spectrum, "inverse");
+  return run(inverse_, CLFFT_BACKWARD, "inverse", queue, spectrum, real, after);
+}
+
+std::shared_ptr<FftPlan> OpenClDevice::plan_fft(const FftShape& shape) {
+  return std::make_shared<ClfftPlan>(shape, *this);
+}
+
+}  // namespace strata::device::detail
