@@ -30,29 +30,33 @@ void validate_fft_shape(const FftShape& shape, const std::string& device) {
   }
 }
 
-void FftPlan::check_buffers(const Device& device, const DeviceBuffer& real,
-                            const DeviceBuffer& spectrum, const char* direction) const {
+void FftPlan::check_buffers(const Device& device, FftArray real, FftArray spectrum,
+                            const char* direction) const {
   const std::string& id = device.info().id;
-  const auto check = [&](const DeviceBuffer& buffer, const char* what, std::uint64_t bytes) {
-    if (!buffer) {
-      throw DeviceError(fmt::format("{}: {} FFT of {}: the {} buffer is empty", id, direction,
-                                    shape_.describe(), what));
-    }
-    if (buffer.device() != &device) {
-      throw DeviceError(fmt::format("{}: {} FFT of {}: the {} buffer belongs to another device", id,
-                                    direction, shape_.describe(), what));
-    }
-    if (buffer.bytes() < bytes) {
-      throw DeviceError(fmt::format("{}: {} FFT of {}: the {} buffer has {} B, it needs {} B", id,
-                                    direction, shape_.describe(), what, buffer.bytes(), bytes));
+  const auto check = [&](FftArray array, const char* what, std::uint64_t bytes,
+                         std::uint64_t alignment) {
+    const DeviceBuffer& buffer = *array.buffer;
+    const auto fail = [&](const std::string& why) {
+      throw DeviceError(fmt::format("{}: {} FFT of {}: the {} array {}", id, direction,
+                                    shape_.describe(), what, why));
+    };
+    if (!buffer) fail("is in an empty buffer");
+    if (buffer.device() != &device) fail("is in a buffer of another device");
+    if (array.offset % alignment != 0)
+      fail(fmt::format("starts at byte {}, not a multiple of {}", array.offset, alignment));
+    if (array.offset > buffer.bytes() || buffer.bytes() - array.offset < bytes) {
+      fail(fmt::format("needs {} B from byte {}, the buffer has {} B", bytes, array.offset,
+                       buffer.bytes()));
     }
   };
-  check(real, "real", shape_.real_bytes());
-  check(spectrum, "spectrum", shape_.spectrum_bytes());
-  if (real.handle() == spectrum.handle()) {
+  check(real, "real", shape_.real_bytes(), sizeof(float));
+  check(spectrum, "spectrum", shape_.spectrum_bytes(), 2 * sizeof(float));
+  if (real.buffer->handle() == spectrum.buffer->handle() &&
+      real.offset < spectrum.offset + shape_.spectrum_bytes() &&
+      spectrum.offset < real.offset + shape_.real_bytes()) {
     throw DeviceError(
-        fmt::format("{}: {} FFT of {}: the real and spectrum buffers are the same; "
-                    "the transforms are out of place",
+        fmt::format("{}: {} FFT of {}: the real and spectrum arrays overlap; the "
+                    "transforms are out of place",
                     id, direction, shape_.describe()));
   }
 }

@@ -14,6 +14,11 @@ TEST(CpuFft, ForwardAndInverseMatchTheNaiveDft) {
     testing::expect_fft_matches_reference(*cpu, cpu->queue(QueueKind::compute), shape);
 }
 
+TEST(CpuFft, TransformsArraysAtAnOffsetIntoTheirBuffers) {
+  auto cpu = make_cpu_device(default_block_runner());
+  testing::expect_fft_matches_reference(*cpu, cpu->queue(QueueKind::compute), {6, 10, 2}, 264);
+}
+
 TEST(CpuFft, RunsInOrderOnAnyQueueAfterItsEvents) {
   auto cpu = make_cpu_device(default_block_runner());
   testing::expect_fft_matches_reference(*cpu, cpu->queue(QueueKind::host_to_device), {8, 8, 4});
@@ -31,10 +36,12 @@ TEST(CpuFft, RefusesEmptyShapesAndWrongBuffers) {
     plan->forward(queue, real, small);
     FAIL() << "a spectrum buffer too small was accepted";
   } catch (const DeviceError& error) {
-    EXPECT_NE(std::string(error.what()).find("spectrum buffer has"), std::string::npos)
+    EXPECT_NE(std::string(error.what()).find("the spectrum array needs"), std::string::npos)
         << error.what();
   }
   EXPECT_THROW(plan->forward(queue, real, real), DeviceError);
+  DeviceBuffer roomy = cpu->allocate(plan->shape().spectrum_bytes() + 64);
+  EXPECT_THROW(plan->forward(queue, real, {roomy, 4}), DeviceError);  // a spectrum at byte 4
   auto other = make_cpu_device(default_block_runner());
   DeviceBuffer spectrum = cpu->allocate(plan->shape().spectrum_bytes());
   EXPECT_THROW(plan->forward(other->queue(QueueKind::compute), real, spectrum), DeviceError);

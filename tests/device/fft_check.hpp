@@ -42,20 +42,44 @@ inline std::vector<std::complex<double>> naive_half_spectrum(const FftShape& sha
   return out;
 }
 
-// Runs forward then inverse on `queue` (the inverse ordered after the forward by its event)
-// and compares both with the reference.
-inline void expect_fft_matches_reference(Device& device, Queue& queue, const FftShape& shape) {
-  SCOPED_TRACE("FFT of " + shape.describe() + " on " + device.info().id);
+// A buffer of `values` placed `offset` bytes into it (zeros before), uploaded (waits).
+inline DeviceBuffer upload_at(Device& device, const std::vector<float>& values,
+                              std::uint64_t offset) {
+  const std::uint64_t bytes = values.size() * sizeof(float);
+  DeviceBuffer buffer = device.allocate(offset + bytes);
+  std::vector<unsigned char> zeros(offset, 0);
+  Queue& up = device.queue(QueueKind::host_to_device);
+  up.copy_to_device(buffer, 0, zeros.data(), offset).wait();
+  up.copy_to_device(buffer, offset, values.data(), bytes).wait();
+  return buffer;
+}
+
+// `count` floats of `buffer` from byte `offset`, after `after` (waits).
+inline std::vector<float> download_at(Device& device, const DeviceBuffer& buffer,
+                                      std::uint64_t offset, std::size_t count, const Event& after) {
+  std::vector<float> values(count);
+  device.queue(QueueKind::device_to_host)
+      .copy_to_host(values.data(), buffer, offset, count * sizeof(float), {&after, 1})
+      .wait();
+  return values;
+}
+
+// Runs forward then inverse on `queue` (the inverse ordered after the forward by its event),
+// every array `offset` bytes into its buffer, and compares both with the reference.
+inline void expect_fft_matches_reference(Device& device, Queue& queue, const FftShape& shape,
+                                         std::uint64_t offset = 0) {
+  SCOPED_TRACE("FFT of " + shape.describe() + " on " + device.info().id + " at byte " +
+               std::to_string(offset));
   const std::uint64_t n = shape.rows * shape.columns;
   const std::vector<float> input = random_floats(shape.batch * n, 7);
   const std::vector<std::complex<double>> expected = naive_half_spectrum(shape, input);
   const std::uint64_t spectrum_floats = shape.spectrum_bytes() / sizeof(float);
 
   std::shared_ptr<FftPlan> plan = device.plan_fft(shape);
-  DeviceBuffer real = upload(device, input);
-  DeviceBuffer spectrum = device.allocate(shape.spectrum_bytes());
-  Event forward = plan->forward(queue, real, spectrum);
-  const std::vector<float> got = download<float>(device, spectrum, spectrum_floats, {&forward, 1});
+  DeviceBuffer real = upload_at(device, input, offset);
+  DeviceBuffer spectrum = device.allocate(offset + shape.spectrum_bytes());
+  Event forward = plan->forward(queue, {real, offset}, {spectrum, offset});
+  const std::vector<float> got = download_at(device, spectrum, offset, spectrum_floats, forward);
 
   double largest = 0, error = 0;
   for (std::size_t i = 0; i < expected.size(); ++i) {
@@ -71,10 +95,10 @@ inline void expect_fft_matches_reference(Device& device, Queue& queue, const Fft
     exact[2 * i] = static_cast<float>(expected[i].real());
     exact[2 * i + 1] = static_cast<float>(expected[i].imag());
   }
-  DeviceBuffer reference = upload(device, exact);
-  DeviceBuffer back = device.allocate(shape.real_bytes());
-  Event inverse = plan->inverse(queue, reference, back, {&forward, 1});
-  const std::vector<float> restored = download<float>(device, back, shape.batch * n, {&inverse, 1});
+  DeviceBuffer reference = upload_at(device, exact, offset);
+  DeviceBuffer back = device.allocate(offset + shape.real_bytes());
+  Event inverse = plan->inverse(queue, {reference, offset}, {back, offset}, {&forward, 1});
+  const std::vector<float> restored = download_at(device, back, offset, shape.batch * n, inverse);
   double worst = 0;
   for (std::size_t i = 0; i < input.size(); ++i)
     worst = std::max(worst, std::abs(restored[i] - static_cast<double>(n) * input[i]));

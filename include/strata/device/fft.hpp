@@ -31,9 +31,19 @@ struct FftShape {
   std::string describe() const;
 };
 
+// Where a transform's array lies: a device buffer and a byte offset into it (a multiple of 4 for
+// real arrays, of 8 for spectra; OpenCL devices also want a multiple of their sub-buffer
+// alignment, CL_DEVICE_MEM_BASE_ADDR_ALIGN). Converts from a buffer: offset 0.
+struct FftArray {
+  FftArray(const DeviceBuffer& array, std::uint64_t byte_offset = 0)  // NOLINT: implicit on purpose
+      : buffer(&array), offset(byte_offset) {}
+  const DeviceBuffer* buffer;
+  std::uint64_t offset;
+};
+
 // An FFT planned for one device and shape, run on any queue of that device in order with the
 // queue's other operations. Both directions are unnormalised (inverse(forward(x)) is
-// rows * columns * x) and read each buffer from its start; the inverse may overwrite the
+// rows * columns * x); the inverse may overwrite the
 // spectrum (FFTW's and cuFFT's multi-dimensional inverses do). Plans may be used from several
 // threads at once.
 class FftPlan {
@@ -45,16 +55,16 @@ class FftPlan {
 
   const FftShape& shape() const { return shape_; }
   // real (shape().real_bytes()) -> spectrum (shape().spectrum_bytes()).
-  virtual Event forward(Queue& queue, const DeviceBuffer& real, const DeviceBuffer& spectrum,
+  virtual Event forward(Queue& queue, FftArray real, FftArray spectrum,
                         std::span<const Event> after = {}) = 0;
   // spectrum -> real.
-  virtual Event inverse(Queue& queue, const DeviceBuffer& spectrum, const DeviceBuffer& real,
+  virtual Event inverse(Queue& queue, FftArray spectrum, FftArray real,
                         std::span<const Event> after = {}) = 0;
 
  protected:
-  // Throws DeviceError, naming `device` and the direction, unless both buffers belong to
-  // `device`, are distinct and hold the shape's arrays.
-  void check_buffers(const Device& device, const DeviceBuffer& real, const DeviceBuffer& spectrum,
+  // Throws DeviceError, naming `device` and the direction, unless both arrays lie in buffers of
+  // `device`, are aligned, do not overlap and hold the shape's arrays.
+  void check_buffers(const Device& device, FftArray real, FftArray spectrum,
                      const char* direction) const;
 
  private:

@@ -31,6 +31,10 @@ CpuQueue& cpu_queue(Queue& queue, const Device& device, const FftShape& shape,
   return *cpu;
 }
 
+void* address(FftArray array) {
+  return static_cast<unsigned char*>(array.buffer->handle()) + array.offset;
+}
+
 }  // namespace
 
 FftwPlan::FftwPlan(const FftShape& shape, const Device& device)
@@ -63,12 +67,12 @@ FftwPlan::Plans::~Plans() {
   if (inverse != nullptr) fftwf_destroy_plan(inverse);
 }
 
-Event FftwPlan::forward(Queue& queue, const DeviceBuffer& real, const DeviceBuffer& spectrum,
+Event FftwPlan::forward(Queue& queue, FftArray real, FftArray spectrum,
                         std::span<const Event> after) {
   CpuQueue& cpu = cpu_queue(queue, device_, shape(), "forward");
   check_buffers(device_, real, spectrum, "forward");
-  auto* in = static_cast<float*>(real.handle());
-  auto* out = static_cast<fftwf_complex*>(spectrum.handle());
+  auto* in = static_cast<float*>(address(real));
+  auto* out = static_cast<fftwf_complex*>(address(spectrum));
   const FftShape s = shape();
   return cpu.run_on_host(after, [plans = plans_, in, out, s, &runner = cpu.runner()] {
     runner.run(s.batch, [&](std::uint64_t b) {
@@ -78,12 +82,12 @@ Event FftwPlan::forward(Queue& queue, const DeviceBuffer& real, const DeviceBuff
   });
 }
 
-Event FftwPlan::inverse(Queue& queue, const DeviceBuffer& spectrum, const DeviceBuffer& real,
+Event FftwPlan::inverse(Queue& queue, FftArray spectrum, FftArray real,
                         std::span<const Event> after) {
   CpuQueue& cpu = cpu_queue(queue, device_, shape(), "inverse");
   check_buffers(device_, real, spectrum, "inverse");
-  auto* in = static_cast<fftwf_complex*>(spectrum.handle());
-  auto* out = static_cast<float*>(real.handle());
+  auto* in = static_cast<fftwf_complex*>(address(spectrum));
+  auto* out = static_cast<float*>(address(real));
   const FftShape s = shape();
   return cpu.run_on_host(after, [plans = plans_, in, out, s, &runner = cpu.runner()] {
     runner.run(s.batch, [&](std::uint64_t b) {

@@ -12,9 +12,9 @@ class FftwPlan final : public FftPlan {
  public:
   // Plans with FFTW_ESTIMATE (no measuring: planning is quick and does not touch data).
   FftwPlan(const FftShape& shape, const Device& device);
-  Event forward(Queue& queue, const DeviceBuffer& real, const DeviceBuffer& spectrum,
+  Event forward(Queue& queue, FftArray real, FftArray spectrum,
                 std::span<const Event> after) override;
-  Event inverse(Queue& queue, const DeviceBuffer& spectrum, const DeviceBuffer& real,
+  Event inverse(Queue& queue, FftArray spectrum, FftArray real,
                 std::span<const Event> after) override;
 
  private:

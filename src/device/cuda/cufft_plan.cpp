@@ -49,6 +49,10 @@ void check_cufft(cufftResult result, const std::string& device, const FftShape& 
   }
 }
 
+char* address(FftArray array) {
+  return static_cast<char*>(array.buffer->handle()) + array.offset;
+}
+
 }  // namespace
 
 CufftPlan::Plans::~Plans() {
@@ -90,12 +94,12 @@ CudaQueue& CufftPlan::native(Queue& queue, const char* direction) const {
   return *cuda;
 }
 
-Event CufftPlan::forward(Queue& queue, const DeviceBuffer& real, const DeviceBuffer& spectrum,
+Event CufftPlan::forward(Queue& queue, FftArray real, FftArray spectrum,
                          std::span<const Event> after) {
   CudaQueue& cuda = native(queue, "forward");
   check_buffers(device_, real, spectrum, "forward");
-  auto* in = static_cast<cufftReal*>(real.handle());
-  auto* out = static_cast<cufftComplex*>(spectrum.handle());
+  auto* in = reinterpret_cast<cufftReal*>(address(real));
+  auto* out = reinterpret_cast<cufftComplex*>(address(spectrum));
   return cuda.submit(
       after, fmt::format("forward FFT of {}", shape().describe()),
       [plans = plans_, in, out, id = device_.info().id, s = shape()](cudaStream_t stream) {
@@ -106,12 +110,12 @@ Event CufftPlan::forward(Queue& queue, const DeviceBuffer& real, const DeviceBuf
       });
 }
 
-Event CufftPlan::inverse(Queue& queue, const DeviceBuffer& spectrum, const DeviceBuffer& real,
+Event CufftPlan::inverse(Queue& queue, FftArray spectrum, FftArray real,
                          std::span<const Event> after) {
   CudaQueue& cuda = native(queue, "inverse");
   check_buffers(device_, real, spectrum, "inverse");
-  auto* in = static_cast<cufftComplex*>(spectrum.handle());
-  auto* out = static_cast<cufftReal*>(real.handle());
+  auto* in = reinterpret_cast<cufftComplex*>(address(spectrum));
+  auto* out = reinterpret_cast<cufftReal*>(address(real));
   return cuda.submit(
       after, fmt::format("inverse FFT of {}", shape().describe()),
       [plans = plans_, in, out, id = device_.info().id, s = shape()](cudaStream_t stream) {

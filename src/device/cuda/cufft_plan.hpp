@@ -15,9 +15,9 @@ class CufftPlan final : public FftPlan {
  public:
   // Creates both plans on the device; throws DeviceError naming it when cuFFT refuses.
   CufftPlan(const FftShape& shape, CudaDevice& device);
-  Event forward(Queue& queue, const DeviceBuffer& real, const DeviceBuffer& spectrum,
+  Event forward(Queue& queue, FftArray real, FftArray spectrum,
                 std::span<const Event> after) override;
-  Event inverse(Queue& queue, const DeviceBuffer& spectrum, const DeviceBuffer& real,
+  Event inverse(Queue& queue, FftArray spectrum, FftArray real,
                 std::span<const Event> after) override;
 
  private:

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdlib>
+#include <vector>
 
 #include "cl_error.hpp"
 #include "strata/device/errors.hpp"
@@ -112,7 +113,7 @@ ClfftPlan::~ClfftPlan() {
 }
 
 Event ClfftPlan::run(clfftPlanHandle plan, clfftDirection direction, const char* name, Queue& queue,
-                     const DeviceBuffer& in, const DeviceBuffer& out,
+                     FftArray in, std::uint64_t in_bytes, FftArray out, std::uint64_t out_bytes,
                      std::span<const Event> after) {
   auto* native = dynamic_cast<OpenClQueue*>(&queue);
   if (native == nullptr || &native->device() != &device_) {
@@ -133,34 +134,65 @@ Event ClfftPlan::run(clfftPlanHandle plan, clfftDirection direction, const char*
                                     cl_error_name(status)));
     }
   }
-  cl_mem input = static_cast<cl_mem>(in.handle());
-  cl_mem output = static_cast<cl_mem>(out.handle());
-  const std::string operation = fmt::format("{} FFT of {}", name, shape().describe());
+  // Every cl_mem made here is released once the commands are enqueued (they keep what they use).
+  std::vector<cl_mem> owned;
+  if (scratch != nullptr) owned.push_back(scratch);
+  const auto release_owned = [&] {
+    for (cl_mem object : owned)
+      clReleaseMemObject(object);
+  };
   try {
+    const auto region = [&](FftArray array, std::uint64_t bytes, const char* what) {
+      cl_mem whole = static_cast<cl_mem>(array.buffer->handle());
+      if (array.offset == 0) return whole;
+      if (array.offset % device_.sub_buffer_alignment() != 0) {
+        throw DeviceError(fmt::format(
+            "opencl {}: {} FFT of {}: the {} array starts at byte {}, not a multiple of the "
+            "device's sub-buffer alignment ({} B)",
+            *device_.label(), name, shape().describe(), what, array.offset,
+            device_.sub_buffer_alignment()));
+      }
+      const cl_buffer_region part{array.offset, bytes};
+      cl_int status = CL_SUCCESS;
+      cl_mem sub = clCreateSubBuffer(whole, 0, CL_BUFFER_CREATE_TYPE_REGION, &part, &status);
+      if (status != CL_SUCCESS) {
+        throw DeviceError(
+            fmt::format("opencl {}: {} FFT of {}: cannot make a sub-buffer of the {} "
+                        "array: {}",
+                        *device_.label(), name, shape().describe(), what, cl_error_name(status)));
+      }
+      owned.push_back(sub);
+      return sub;
+    };
+    cl_mem input = region(in, in_bytes, "input");
+    cl_mem output = region(out, out_bytes, "output");
+    const std::string operation = fmt::format("{} FFT of {}", name, shape().describe());
     Event done = native->enqueue_native(
         operation.c_str(), after,
         [&](cl_command_queue commands, cl_uint count, const cl_event* list, cl_event* event) {
           return static_cast<cl_int>(clfftEnqueueTransform(plan, direction, 1, &commands, count,
                                                            list, event, &input, &output, scratch));
         });
-    if (scratch != nullptr) clReleaseMemObject(scratch);  // kept until the commands finish
+    release_owned();
     return done;
   } catch (...) {
-    if (scratch != nullptr) clReleaseMemObject(scratch);
+    release_owned();
     throw;
   }
 }
 
-Event ClfftPlan::forward(Queue& queue, const DeviceBuffer& real, const DeviceBuffer& spectrum,
+Event ClfftPlan::forward(Queue& queue, FftArray real, FftArray spectrum,
                          std::span<const Event> after) {
   check_buffers(device_, real, spectrum, "forward");
-  return run(forward_, CLFFT_FORWARD, "forward", queue, real, spectrum, after);
+  return run(forward_, CLFFT_FORWARD, "forward", queue, real, shape().real_bytes(), spectrum,
+             shape().spectrum_bytes(), after);
 }
 
-Event ClfftPlan::inverse(Queue& queue, const DeviceBuffer& spectrum, const DeviceBuffer& real,
+Event ClfftPlan::inverse(Queue& queue, FftArray spectrum, FftArray real,
                          std::span<const Event> after) {
   check_buffers(device_, real, spectrum, "inverse");
-  return run(inverse_, CLFFT_BACKWARD, "inverse", queue, spectrum, real, after);
+  return run(inverse_, CLFFT_BACKWARD, "inverse", queue, spectrum, shape().spectrum_bytes(), real,
+             shape().real_bytes(), after);
 }
 
 std::shared_ptr<FftPlan> OpenClDevice::plan_fft(const FftShape& shape) {

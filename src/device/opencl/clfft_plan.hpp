@@ -17,14 +17,17 @@ class ClfftPlan final : public FftPlan {
   // when clFFT refuses the shape (its lengths must be products of 2, 3, 5, 7, 11 and 13).
   ClfftPlan(const FftShape& shape, OpenClDevice& device);
   ~ClfftPlan() override;
-  Event forward(Queue& queue, const DeviceBuffer& real, const DeviceBuffer& spectrum,
+  // Arrays at an offset are passed as sub-buffers (the offset must be a multiple of the
+  // device's sub-buffer alignment).
+  Event forward(Queue& queue, FftArray real, FftArray spectrum,
                 std::span<const Event> after) override;
-  Event inverse(Queue& queue, const DeviceBuffer& spectrum, const DeviceBuffer& real,
+  Event inverse(Queue& queue, FftArray spectrum, FftArray real,
                 std::span<const Event> after) override;
 
  private:
   Event run(clfftPlanHandle plan, clfftDirection direction, const char* name, Queue& queue,
-            const DeviceBuffer& in, const DeviceBuffer& out, std::span<const Event> after);
+            FftArray in, std::uint64_t in_bytes, FftArray out, std::uint64_t out_bytes,
+            std::span<const Event> after);
   void check(clfftStatus status, const char* what) const;
 
   OpenClDevice& device_;

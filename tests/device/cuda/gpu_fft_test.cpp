@@ -12,6 +12,7 @@ TEST(CudaFft, ForwardAndInverseMatchTheNaiveDft) {
   Device& gpu = testing::gpu();
   for (const FftShape& shape : testing::fft_check_shapes())
     testing::expect_fft_matches_reference(gpu, gpu.queue(QueueKind::compute), shape);
+  testing::expect_fft_matches_reference(gpu, gpu.queue(QueueKind::compute), {6, 10, 2}, 1024);
 }
 
 }  // namespace

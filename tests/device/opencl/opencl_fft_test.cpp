@@ -14,6 +14,12 @@ TEST(OpenClFft, ForwardAndInverseMatchTheNaiveDft) {
     testing::expect_fft_matches_reference(device, device.queue(QueueKind::compute), shape);
 }
 
+TEST(OpenClFft, TransformsArraysAtAnOffsetIntoTheirBuffers) {
+  STRATA_REQUIRE_OPENCL(device);
+  // 1 KiB: a multiple of every driver's sub-buffer alignment (128 B on PoCL, 512 B on NVIDIA).
+  testing::expect_fft_matches_reference(device, device.queue(QueueKind::compute), {6, 10, 2}, 1024);
+}
+
 TEST(OpenClFft, RefusesLengthsClfftCannotFactor) {
   STRATA_REQUIRE_OPENCL(device);
   try {
