@@ -24,6 +24,12 @@ TEST(CpuFft, RunsInOrderOnAnyQueueAfterItsEvents) {
   testing::expect_fft_matches_reference(*cpu, cpu->queue(QueueKind::host_to_device), {8, 8, 4});
 }
 
+TEST(CpuFft, PlansAreKeptPerShape) {
+  auto cpu = make_cpu_device(default_block_runner());
+  EXPECT_EQ(cpu->plan_fft({4, 8, 2}), cpu->plan_fft({4, 8, 2}));
+  EXPECT_NE(cpu->plan_fft({4, 8, 2}), cpu->plan_fft({4, 8, 1}));
+}
+
 TEST(CpuFft, RefusesEmptyShapesAndWrongBuffers) {
   auto cpu = make_cpu_device(default_block_runner());
   EXPECT_THROW(cpu->plan_fft({0, 8, 1}), DeviceError);

@@ -127,7 +127,7 @@ std::shared_ptr<const CompiledKernel> CpuDevice::compile(const KernelDefinition&
   return std::make_shared<CpuCompiledKernel>(kernel, options.block_offset, options.placements);
 }
 
-std::shared_ptr<FftPlan> CpuDevice::plan_fft(const FftShape& shape) {
+std::shared_ptr<FftPlan> CpuDevice::make_fft_plan(const FftShape& shape) {
   return std::make_shared<FftwPlan>(shape, *this);
 }
 

@@ -31,7 +31,7 @@ class CudaDevice final : public Device {
   std::shared_ptr<const CompiledKernel> compile(const KernelDefinition& kernel,
                                                 const CompileOptions& options) override;
   // Through cuFFT (cufft_plan.cpp).
-  std::shared_ptr<FftPlan> plan_fft(const FftShape& shape) override;
+  std::shared_ptr<FftPlan> make_fft_plan(const FftShape& shape) override;
   int ordinal() const { return ordinal_; }
   const CudaTarget& target() const { return target_; }
 

@@ -126,7 +126,7 @@ Event CufftPlan::inverse(Queue& queue, FftArray spectrum, FftArray real,
       });
 }
 
-std::shared_ptr<FftPlan> CudaDevice::plan_fft(const FftShape& shape) {
+std::shared_ptr<FftPlan> CudaDevice::make_fft_plan(const FftShape& shape) {
   return std::make_shared<CufftPlan>(shape, *this);
 }
 

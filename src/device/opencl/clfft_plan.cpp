@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <atomic>
 #include <cstdlib>
 #include <vector>
 
@@ -38,20 +39,46 @@ std::string clfft_status_name(clfftStatus status) {
   }
 }
 
-// clFFT keeps process-wide state, set up once and kept until the process ends.
-clfftStatus setup_once() {
-  static const clfftStatus status = [] {
-    clfftSetupData setup;
-    clfftStatus result = clfftInitSetupData(&setup);
-    if (result == CLFFT_SUCCESS) result = clfftSetup(&setup);
-    // Freed at exit (clFFT warns on stderr otherwise); plans destroyed later are refused.
-    if (result == CLFFT_SUCCESS) std::atexit([] { clfftTeardown(); });
-    return result;
-  }();
-  return status;
-}
+}  // namespace
+
+namespace {
+
+// Set when the process begins to exit: clFFT's own static objects go then, so plans that static
+// objects (a device kept until exit) still hold are left to the operating system.
+std::atomic<bool> exiting{false};
 
 }  // namespace
+
+// clFFT's process-wide state, set up while any plan exists and torn down after the last one
+// (clFFT warns on stderr when a process ends without the teardown).
+struct ClfftPlan::Library {
+  Library() {
+    clfftSetupData setup;
+    status = clfftInitSetupData(&setup);
+    if (status == CLFFT_SUCCESS) status = clfftSetup(&setup);
+    // Registered after clFFT built its statics, so it runs before they are destroyed.
+    static const bool registered = [] { return std::atexit([] { exiting = true; }) == 0; }();
+    (void)registered;
+  }
+  ~Library() {
+    if (status == CLFFT_SUCCESS && !exiting) clfftTeardown();
+  }
+  Library(const Library&) = delete;
+  Library& operator=(const Library&) = delete;
+  clfftStatus status = CLFFT_SUCCESS;
+};
+
+std::shared_ptr<ClfftPlan::Library> ClfftPlan::library() {
+  static std::mutex lock;
+  static std::weak_ptr<Library> current;
+  std::lock_guard guard(lock);
+  std::shared_ptr<Library> held = current.lock();
+  if (!held) {
+    held = std::make_shared<Library>();
+    current = held;
+  }
+  return held;
+}
 
 void ClfftPlan::check(clfftStatus status, const char* what) const {
   if (status != CLFFT_SUCCESS) {
@@ -63,7 +90,8 @@ void ClfftPlan::check(clfftStatus status, const char* what) const {
 ClfftPlan::ClfftPlan(const FftShape& shape, OpenClDevice& device)
     : FftPlan(shape), device_(device), context_(device.shared_context()) {
   validate_fft_shape(shape, device.info().id);
-  check(setup_once(), "setting up the library");
+  library_ = library();
+  check(library_->status, "setting up the library");
   const bool two_d = shape.rows > 1;
   const clfftDim dim = two_d ? CLFFT_2D : CLFFT_1D;
   const std::array<std::size_t, 2> lengths{shape.columns, shape.rows};  // fastest first
@@ -108,6 +136,7 @@ ClfftPlan::ClfftPlan(const FftShape& shape, OpenClDevice& device)
 }
 
 ClfftPlan::~ClfftPlan() {
+  if (exiting) return;
   if (has_forward_) clfftDestroyPlan(&forward_);
   if (has_inverse_) clfftDestroyPlan(&inverse_);
 }
@@ -195,7 +224,7 @@ Event ClfftPlan::inverse(Queue& queue, FftArray spectrum, FftArray real,
              shape().real_bytes(), after);
 }
 
-std::shared_ptr<FftPlan> OpenClDevice::plan_fft(const FftShape& shape) {
+std::shared_ptr<FftPlan> OpenClDevice::make_fft_plan(const FftShape& shape) {
   return std::make_shared<ClfftPlan>(shape, *this);
 }
 

@@ -30,8 +30,12 @@ class ClfftPlan final : public FftPlan {
             std::span<const Event> after);
   void check(clfftStatus status, const char* what) const;
 
+  struct Library;
+  static std::shared_ptr<Library> library();
+
   OpenClDevice& device_;
   std::shared_ptr<OpenClContext> context_;  // outlives the plans
+  std::shared_ptr<Library> library_;        // likewise
   clfftPlanHandle forward_ = 0;
   clfftPlanHandle inverse_ = 0;
   bool has_forward_ = false;

@@ -6,7 +6,7 @@
 
 namespace strata::device::detail {
 
-std::shared_ptr<FftPlan> OpenClDevice::plan_fft(const FftShape& shape) {
+std::shared_ptr<FftPlan> OpenClDevice::make_fft_plan(const FftShape& shape) {
   throw DeviceError(
       fmt::format("opencl {}: cannot plan an FFT of {}: this build has no clFFT "
                   "(install libclfft-dev and configure again)",

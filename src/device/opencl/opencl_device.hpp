@@ -27,7 +27,7 @@ class OpenClDevice final : public Device {
   std::shared_ptr<const CompiledKernel> compile(const KernelDefinition& kernel,
                                                 const CompileOptions& options) override;
   // Through clFFT where the build found it (opencl_fft.cpp).
-  std::shared_ptr<FftPlan> plan_fft(const FftShape& shape) override;
+  std::shared_ptr<FftPlan> make_fft_plan(const FftShape& shape) override;
 
   const OpenClContext& context() const { return *context_; }
   const std::shared_ptr<OpenClContext>& shared_context() const { return context_; }
