@@ -98,6 +98,66 @@ __kernel void prnu_wiener_scale(uint width, uint height, __global float* spectru
 }
 )";
 
+// CUDA bodies: the OpenCL ones with CUDA's indices.
+constexpr const char* power_cuda = R"(
+extern "C" __global__ void prnu_spectrum_power(unsigned int width, unsigned int height,
+                                               const float* spectrum, float* power) {
+  const unsigned int v = blockIdx.x * blockDim.x + threadIdx.x;
+  const unsigned int u = blockIdx.y * blockDim.y + threadIdx.y;
+  const unsigned int columns = width / 2 + 1;
+  if (v >= columns || u >= height) return;
+  const size_t i = (size_t)u * columns + v;
+  const float re = spectrum[2 * i], im = spectrum[2 * i + 1];
+  power[i] = (re * re + im * im) / ((float)width * (float)height);
+}
+)";
+
+constexpr const char* scale_cuda = R"(
+__device__ float power_at(const float* power, long long width, long long height, long long u,
+                          long long c) {
+  if (u < 0 || u >= height || c < 0 || c >= width) return 0.0f;
+  const long long columns = width / 2 + 1;
+  if (c < columns) return power[u * columns + c];
+  return power[((height - u) % height) * columns + (width - c)];
+}
+
+extern "C" __global__ void prnu_wiener_scale(unsigned int width, unsigned int height,
+                                             float* spectrum, const float* power,
+                                             const float* energy) {
+  const unsigned int v = blockIdx.x * blockDim.x + threadIdx.x;
+  const unsigned int u = blockIdx.y * blockDim.y + threadIdx.y;
+  const unsigned int columns = width / 2 + 1;
+  if (v >= columns || u >= height) return;
+  const long long w = width, h = height;
+  const int sides[4] = {3, 5, 7, 9};
+  float sum = power_at(power, w, h, u, v);
+  float smallest = 3.402823466e+38f;
+  long long radius = 0;
+  for (int s = 0; s < 4; ++s) {
+    for (++radius; radius <= sides[s] / 2; ++radius) {
+      for (long long d = -radius; d <= radius; ++d) {
+        sum += power_at(power, w, h, (long long)u - radius, (long long)v + d);
+        sum += power_at(power, w, h, (long long)u + radius, (long long)v + d);
+      }
+      for (long long d = -radius + 1; d <= radius - 1; ++d) {
+        sum += power_at(power, w, h, (long long)u + d, (long long)v - radius);
+        sum += power_at(power, w, h, (long long)u + d, (long long)v + radius);
+      }
+    }
+    --radius;
+    smallest = fminf(smallest, sum / (float)(sides[s] * sides[s]));
+  }
+  const float inverse_norm = energy[width];
+  const float variance =
+      inverse_norm > 0.0f ? 1.0f / (inverse_norm * inverse_norm * (float)width * (float)height)
+                          : 0.0f;
+  const float scale = smallest > variance ? variance / smallest : 1.0f;
+  const size_t i = (size_t)u * columns + v;
+  spectrum[2 * i] *= scale;
+  spectrum[2 * i + 1] *= scale;
+}
+)";
+
 KernelDefinition make_power() {
   return KernelDefinition("prnu_spectrum_power")
       .scalar<std::uint32_t>("width")
@@ -118,7 +178,8 @@ KernelDefinition make_power() {
             power[i] = (re * re + im * im) / n;
           }
       })
-      .opencl(power_source);
+      .opencl(power_source)
+      .cuda(power_cuda);
 }
 
 KernelDefinition make_scale() {
@@ -147,7 +208,8 @@ KernelDefinition make_scale() {
             spectrum[2 * (u * half + v) + 1] *= scale;
           }
       })
-      .opencl(scale_source);
+      .opencl(scale_source)
+      .cuda(scale_cuda);
 }
 
 }  // namespace
