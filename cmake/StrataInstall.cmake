@@ -18,8 +18,10 @@ install(EXPORT StrataTargets NAMESPACE Strata:: DESTINATION ${STRATA_INSTALL_CMA
 
 # What the package config must find again: the optional components as this build had them.
 set(STRATA_PACKAGE_NVRTC_LIBRARY "")
+set(STRATA_PACKAGE_CUFFT_LIBRARY "")
 if(STRATA_HAVE_CUDA)
   set(STRATA_PACKAGE_NVRTC_LIBRARY "${CUDA_nvrtc_LIBRARY}")
+  set(STRATA_PACKAGE_CUFFT_LIBRARY "${CUDA_cufft_LIBRARY}")
 endif()
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/StrataConfig.cmake.in
                               ${PROJECT_BINARY_DIR}/StrataConfig.cmake

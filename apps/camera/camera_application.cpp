@@ -84,7 +84,8 @@ std::vector<std::byte> CameraApplication::parse(allpairs::ItemIndex item,
         "{}: {}x{} pixels, but the photos of this set are {}x{} (as {}); PRNU patterns are only "
         "compared between photos of equal dimensions",
         name, header.width, header.height, shape_.width, shape_.height, shape_source_.string()));
-  std::vector<std::byte> parsed(shape_.pixels() * sizeof(float));
+  // Room after the luminance for the extraction's intermediate arrays (it runs in this buffer).
+  std::vector<std::byte> parsed(ExtractionScratch::of(shape_).bytes);
   // The allocation holds floats as well as bytes (operator new aligns for any scalar).
   reader.read_luminance(std::span(reinterpret_cast<float*>(parsed.data()), shape_.pixels()));
   return parsed;

@@ -31,6 +31,16 @@ class DisjointSets {
   std::vector<std::size_t> parent_;
 };
 
+// z with P(Z > z) = tail for a standard normal Z (bisection on erfc).
+double normal_quantile_above(double tail) {
+  double low = 0.0, high = 40.0;
+  for (int i = 0; i < 200; ++i) {
+    const double mid = (low + high) / 2;
+    (0.5 * std::erfc(mid / std::sqrt(2.0)) > tail ? low : high) = mid;
+  }
+  return (low + high) / 2;
+}
+
 double pairs_of(double n) {
   return n * (n - 1.0) / 2.0;
 }
@@ -51,7 +61,11 @@ MatchThreshold match_threshold(std::uint64_t pixels, std::span<const float> scor
     threshold.null_sigma = std::max(
         threshold.white_sigma,
         static_cast<float>(std::sqrt(squares / static_cast<double>(threshold.negative_scores))));
-  threshold.ncc = static_cast<float>(std::sqrt(threshold_pce)) * threshold.null_sigma;
+  threshold.pairs = std::max<std::size_t>(scores.size(), 1);
+  threshold.sigmas = static_cast<float>(std::min(
+      std::sqrt(threshold_pce),
+      normal_quantile_above(false_match_probability / static_cast<double>(threshold.pairs))));
+  threshold.ncc = threshold.sigmas * threshold.null_sigma;
   return threshold;
 }
 

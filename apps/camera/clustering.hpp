@@ -21,16 +21,24 @@ struct ScoredPair {
 // The NCC above which two photos are taken to share a camera, and how it was found.
 struct MatchThreshold {
   float ncc = 0.0f;                 // the threshold
+  float sigmas = 0.0f;              // ... in standard deviations of the null
   float null_sigma = 0.0f;          // standard deviation of the NCC between unrelated patterns
   float white_sigma = 0.0f;         // ... if the patterns were white noise: 1 / sqrt(pixels)
   std::size_t negative_scores = 0;  // scores the null's spread was estimated from
+  std::size_t pairs = 0;            // the pairs the threshold guards
 };
 
-// The threshold for photos of `pixels` pixels given every pair's score: 7.75 standard
-// deviations of the NCC between unrelated patterns, the NCC whose peak-to-correlation energy
-// would be 60 (the decision threshold of Goljan, Fridrich and Filler, 2009): no false match is
-// expected among billions of pairs. For white patterns that standard deviation is
-// 1/sqrt(pixels); JPEG compression leaves patterns less white and their NCCs more spread, so it
+// The family-wise false-match probability the threshold keeps: the chance that any unrelated
+// pair of a run passes it.
+inline constexpr double false_match_probability = 1e-3;
+
+// The threshold for photos of `pixels` pixels given every pair's score: z standard deviations
+// of the NCC between unrelated patterns, z such that a normal null passes it with probability
+// false_match_probability / pairs (Bonferroni over the run's pairs: 3.6 for 6 pairs, 4.9 for
+// 1770), at most 7.75 — the NCC whose peak-to-correlation energy would be 60, the decision
+// threshold of Goljan, Fridrich and Filler (2009), reached for databases of about 10^11 pairs.
+// For white patterns that standard deviation is 1/sqrt(pixels); JPEG compression leaves
+// patterns less white and their NCCs more spread, so it
 // is estimated from the negative scores — only unrelated patterns give those, symmetrically
 // about 0 — as their root mean square (from 16 of them on), never below 1/sqrt(pixels).
 MatchThreshold match_threshold(std::uint64_t pixels, std::span<const float> scores);

@@ -133,9 +133,11 @@ Outputs write_outputs(const std::filesystem::path& dir, const std::filesystem::p
   }
   outputs.summary = fmt::format(
       "camera: {} photos in {} groups (a photo joins a group when its NCC with one of its photos "
-      "exceeds {:.4f}: 7.75 sigma of unrelated patterns, sigma {:.5f}); the scores have no PCE "
-      "column: this application computes the NCC only",
-      grouped, grouping.groups, grouping.threshold.ncc, grouping.threshold.null_sigma);
+      "exceeds {:.4f}: {:.2f} sigma of unrelated patterns, sigma {:.5f}, for a false match in "
+      "fewer than 1 in {:.0f} runs of {} pairs); the scores have no PCE column: this "
+      "application computes the NCC only",
+      grouped, grouping.groups, grouping.threshold.ncc, grouping.threshold.sigmas,
+      grouping.threshold.null_sigma, 1.0 / false_match_probability, grouping.threshold.pairs);
   if (grouped < n)
     outputs.summary += fmt::format("; {} photos without results (skipped)", n - grouped);
   return outputs;

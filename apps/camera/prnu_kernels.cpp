@@ -136,6 +136,110 @@ __kernel void prnu_correlation(uint count, __global const float* left, __global 
 }
 )";
 
+// CUDA bodies: the OpenCL ones with CUDA's indices, shared memory and intrinsics.
+constexpr const char* residual_cuda = R"(
+extern "C" __global__ void prnu_residual(unsigned int width, unsigned int height,
+                                         float noise_variance, const float* image,
+                                         float* pattern) {
+  const unsigned int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const unsigned int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= width || y >= height) return;
+  const float centre = image[(size_t)y * width + x];
+  float sum = 0.0f, sum_squares = 0.0f;
+  for (int dy = -1; dy <= 1; ++dy) {
+    const int yy = min(max((int)y + dy, 0), (int)height - 1);
+    for (int dx = -1; dx <= 1; ++dx) {
+      const int xx = min(max((int)x + dx, 0), (int)width - 1);
+      const float d = image[(size_t)yy * width + xx] - centre;
+      sum += d;
+      sum_squares += d * d;
+    }
+  }
+  const float mean = sum / 9.0f;
+  const float variance = fmaxf(sum_squares / 9.0f - mean * mean, 0.0f);
+  pattern[(size_t)y * width + x] = -mean * noise_variance / fmaxf(variance, noise_variance);
+}
+)";
+
+constexpr const char* zero_mean_rows_cuda = R"(
+extern "C" __global__ void prnu_zero_mean_rows(unsigned int width, unsigned int height,
+                                               float* pattern) {
+  __shared__ float partial[GROUP];
+  const unsigned int row = blockIdx.x, t = threadIdx.x;
+  if (row >= height) return;  // the whole block returns together
+  float* line = pattern + (size_t)row * width;
+  float sum = 0.0f;
+  for (unsigned int x = t; x < width; x += GROUP) sum += line[x];
+  partial[t] = sum;
+  __syncthreads();
+  for (unsigned int stride = GROUP / 2; stride > 0; stride /= 2) {
+    if (t < stride) partial[t] += partial[t + stride];
+    __syncthreads();
+  }
+  const float mean = partial[0] / (float)width;
+  for (unsigned int x = t; x < width; x += GROUP) line[x] -= mean;
+}
+)";
+
+constexpr const char* zero_mean_columns_cuda = R"(
+extern "C" __global__ void prnu_zero_mean_columns(unsigned int width, unsigned int height,
+                                                  float* pattern, float* energy) {
+  const unsigned int x = blockIdx.x * blockDim.x + threadIdx.x;
+  if (x >= width) return;
+  float sum = 0.0f;
+  for (unsigned int y = 0; y < height; ++y) sum += pattern[(size_t)y * width + x];
+  const float mean = sum / (float)height;
+  float squares = 0.0f;
+  for (unsigned int y = 0; y < height; ++y) {
+    const float v = pattern[(size_t)y * width + x] - mean;
+    pattern[(size_t)y * width + x] = v;
+    squares += v * v;
+  }
+  energy[x] = squares;
+}
+)";
+
+constexpr const char* inverse_norm_cuda = R"(
+extern "C" __global__ void prnu_inverse_norm(unsigned int width, float* energy) {
+  if (blockIdx.x * blockDim.x + threadIdx.x != 0) return;
+  float total = 0.0f, carry = 0.0f;  // compensated (Kahan) summation
+  for (unsigned int x = 0; x < width; ++x) {
+    const float term = energy[x] - carry;
+    const float next = total + term;
+    carry = (next - total) - term;
+    total = next;
+  }
+  energy[width] = total > 0.0f ? rsqrtf(total) : 0.0f;
+}
+)";
+
+constexpr const char* scale_cuda = R"(
+extern "C" __global__ void prnu_scale(unsigned int count, unsigned int width, float* pattern,
+                                      const float* energy) {
+  const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < count) pattern[i] *= energy[width];
+}
+)";
+
+constexpr const char* correlation_cuda = R"(
+extern "C" __global__ void prnu_correlation(unsigned int count, const float* left,
+                                            const float* right, float* parts) {
+  __shared__ float partial[GROUP];
+  const unsigned int part = blockIdx.x, t = threadIdx.x;
+  const unsigned int chunk = (count + PARTS - 1) / PARTS;
+  const unsigned int begin = min(count, part * chunk), end = min(count, begin + chunk);
+  float sum = 0.0f;
+  for (unsigned int i = begin + t; i < end; i += GROUP) sum += left[i] * right[i];
+  partial[t] = sum;
+  __syncthreads();
+  for (unsigned int stride = GROUP / 2; stride > 0; stride /= 2) {
+    if (t < stride) partial[t] += partial[t + stride];
+    __syncthreads();
+  }
+  if (t == 0) parts[part] = partial[0];
+}
+)";
+
 KernelDefinition make_residual() {
   return KernelDefinition("prnu_residual")
       .scalar<std::uint32_t>("width")
@@ -156,7 +260,8 @@ KernelDefinition make_residual() {
             pattern[std::size_t{y} * width + x] =
                 residual_at(image, width, height, x, y, noise_variance);
       })
-      .opencl(residual_source);
+      .opencl(residual_source)
+      .cuda(residual_cuda);
 }
 
 KernelDefinition make_zero_mean_rows() {
@@ -182,7 +287,8 @@ KernelDefinition make_zero_mean_rows() {
             line[x] -= mean;
         }
       })
-      .opencl(zero_mean_rows_source);
+      .opencl(zero_mean_rows_source)
+      .cuda(zero_mean_rows_cuda);
 }
 
 KernelDefinition make_zero_mean_columns() {
@@ -220,7 +326,8 @@ KernelDefinition make_zero_mean_columns() {
         for (std::uint64_t x = first; x < last; ++x)
           energy[x] = static_cast<float>(squares[x - first]);
       })
-      .opencl(zero_mean_columns_source);
+      .opencl(zero_mean_columns_source)
+      .cuda(zero_mean_columns_cuda);
 }
 
 KernelDefinition make_inverse_norm() {
@@ -236,7 +343,8 @@ KernelDefinition make_inverse_norm() {
           total += energy[x];
         energy[width] = total > 0.0 ? static_cast<float>(1.0 / std::sqrt(total)) : 0.0f;
       })
-      .opencl(inverse_norm_source);
+      .opencl(inverse_norm_source)
+      .cuda(inverse_norm_cuda);
 }
 
 KernelDefinition make_scale() {
@@ -254,7 +362,8 @@ KernelDefinition make_scale() {
         for (std::uint64_t i = block.begin.x; i < end; ++i)
           pattern[i] *= factor;
       })
-      .opencl(scale_source);
+      .opencl(scale_source)
+      .cuda(scale_cuda);
 }
 
 KernelDefinition make_correlation() {
@@ -284,7 +393,8 @@ KernelDefinition make_correlation() {
           parts[part] = static_cast<float>(sum);
         }
       })
-      .opencl(correlation_source);
+      .opencl(correlation_source)
+      .cuda(correlation_cuda);
 }
 
 }  // namespace

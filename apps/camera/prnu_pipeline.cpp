@@ -1,8 +1,12 @@
 #include "camera/prnu_pipeline.hpp"
 
+#include <algorithm>
 #include <cstring>
+#include <memory>
 
 #include "camera/prnu_kernels.hpp"
+#include "camera/wiener_kernels.hpp"
+#include "strata/device/device.hpp"
 
 namespace strata::apps::camera {
 
@@ -10,11 +14,41 @@ using device::Dim3;
 using device::KernelArg;
 using device::LaunchGeometry;
 
+namespace {
+
+constexpr std::uint64_t scratch_alignment = 4096;
+
+std::uint64_t aligned(std::uint64_t bytes) {
+  return (bytes + scratch_alignment - 1) / scratch_alignment * scratch_alignment;
+}
+
+KernelArg at(const KernelArg& array, std::uint64_t offset) {
+  return KernelArg::array_of(*array.buffer, device::ElementType::f32, array.byte_offset + offset);
+}
+
+}  // namespace
+
+ExtractionScratch ExtractionScratch::of(ImageShape shape) {
+  const std::uint64_t half = std::uint64_t{shape.width} / 2 + 1;
+  ExtractionScratch scratch;
+  scratch.spectrum = 0;
+  scratch.power = aligned(shape.height * half * 2 * sizeof(float));
+  scratch.energy = scratch.power + aligned(shape.height * half * sizeof(float));
+  scratch.bytes = std::max<std::uint64_t>(shape.pixels() * sizeof(float),
+                                          scratch.energy + (shape.width + 1) * sizeof(float));
+  return scratch;
+}
+
 device::Event extract_pattern(allpairs::DeviceContext& context, ImageShape shape,
                               const KernelArg& image, const KernelArg& pattern) {
   const std::uint32_t width = shape.width, height = shape.height;
   const auto count = static_cast<std::uint32_t>(shape.pixels());
-  const KernelArg& energy = image;  // the image is no longer needed once the residual is out
+  const ExtractionScratch scratch = ExtractionScratch::of(shape);
+  // The image is no longer needed once the residual is out: its buffer holds the rest.
+  const KernelArg spectrum = at(image, scratch.spectrum);
+  const KernelArg power = at(image, scratch.power);
+  const KernelArg energy = at(image, scratch.energy);
+  const LaunchGeometry half_spectrum{Dim3{width / 2 + 1, height}, Dim3{0, 0, 0}, 2};
   context.launch(residual_kernel(), LaunchGeometry{Dim3{width, height}, Dim3{0, 0, 0}, 2},
                  {KernelArg::value(width), KernelArg::value(height),
                   KernelArg::value(residual_noise_variance), image, pattern});
@@ -22,6 +56,23 @@ device::Event extract_pattern(allpairs::DeviceContext& context, ImageShape shape
       zero_mean_rows_kernel(),
       LaunchGeometry{Dim3{std::uint64_t{height} * reduction_group}, Dim3{reduction_group}, 1},
       {KernelArg::value(width), KernelArg::value(height), pattern});
+  context.launch(zero_mean_columns_kernel(), LaunchGeometry{Dim3{width}},
+                 {KernelArg::value(width), KernelArg::value(height), pattern, energy});
+  context.launch(inverse_norm_kernel(), LaunchGeometry{Dim3{1}, Dim3{1}, 1},
+                 {KernelArg::value(width), energy});
+  // The Wiener filter, in order on the compute queue with the launches.
+  device::Device& device = context.device();
+  device::Queue& compute = device.queue(device::QueueKind::compute);
+  const std::shared_ptr<device::FftPlan> fft = device.plan_fft({height, width, 1});
+  fft->forward(compute, {*pattern.buffer, pattern.byte_offset},
+               {*spectrum.buffer, spectrum.byte_offset});
+  context.launch(spectrum_power_kernel(), half_spectrum,
+                 {KernelArg::value(width), KernelArg::value(height), spectrum, power});
+  context.launch(wiener_scale_kernel(), half_spectrum,
+                 {KernelArg::value(width), KernelArg::value(height), spectrum, power, energy});
+  fft->inverse(compute, {*spectrum.buffer, spectrum.byte_offset},
+               {*pattern.buffer, pattern.byte_offset});
+  // Unit norm of the filtered pattern (its columns stay zero-mean: recomputing their energies).
   context.launch(zero_mean_columns_kernel(), LaunchGeometry{Dim3{width}},
                  {KernelArg::value(width), KernelArg::value(height), pattern, energy});
   context.launch(inverse_norm_kernel(), LaunchGeometry{Dim3{1}, Dim3{1}, 1},

@@ -23,9 +23,22 @@ struct ImageShape {
 // is the value Lukas, Fridrich and Goljan use for their denoising filter.
 inline constexpr float residual_noise_variance = 9.0f;
 
-// Extracts the PRNU pattern of `image` (float luminance of `shape`; used as scratch afterwards,
-// its contents are lost) into `pattern` (float, same size): residual, zero-mean rows, zero-mean
-// columns, unit norm. Returns the event of the last kernel.
+// Where the extraction keeps its intermediate arrays in the image's buffer once the residual is
+// out: the pattern's half spectrum, its power and the column energies, each starting at a
+// multiple of 4 KiB (OpenCL sub-buffers of an array argument need aligned offsets).
+struct ExtractionScratch {
+  std::uint64_t spectrum = 0;  // byte offsets from the image's start
+  std::uint64_t power = 0;
+  std::uint64_t energy = 0;
+  std::uint64_t bytes = 0;  // the image buffer's size: at least the luminance's
+  static ExtractionScratch of(ImageShape shape);
+};
+
+// Extracts the PRNU pattern of `image` (float luminance of `shape` at its start, in a buffer of
+// ExtractionScratch::of(shape).bytes; used as scratch, its contents are lost) into `pattern`
+// (float, same size): residual, zero-mean rows, zero-mean columns, the Wiener filter in the
+// Fourier domain (wiener_kernels.hpp, FFTs through the device's library), unit norm. Returns
+// the event of the last kernel.
 device::Event extract_pattern(allpairs::DeviceContext& context, ImageShape shape,
                               const device::KernelArg& image, const device::KernelArg& pattern);
 

@@ -43,6 +43,21 @@ HostBuffer Device::allocate_host(std::uint64_t bytes) {
   return HostBuffer(data, bytes, [](void* p) { std::free(p); });
 }
 
+std::shared_ptr<FftPlan> Device::plan_fft(const FftShape& shape) {
+  const std::array<std::uint64_t, 3> key{shape.rows, shape.columns, shape.batch};
+  std::lock_guard guard(fft_lock_);
+  std::shared_ptr<FftPlan>& plan = fft_plans_[key];
+  if (!plan) {
+    try {
+      plan = make_fft_plan(shape);
+    } catch (...) {
+      fft_plans_.erase(key);
+      throw;
+    }
+  }
+  return plan;
+}
+
 void Device::synchronize() {
   std::vector<Event> markers;
   for (int kind = 0; kind < queue_kinds; ++kind)

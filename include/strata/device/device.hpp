@@ -3,14 +3,19 @@
 // kernel compilation. CPU, OpenCL and CUDA implement it; the runtime's device executors drive
 // the queues so that uploads, kernels and downloads overlap.
 
+#include <array>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "strata/device/buffer_rect.hpp"
 #include "strata/device/event.hpp"
+#include "strata/device/fft.hpp"
 #include "strata/device/kernel.hpp"
 
 namespace strata::device {
@@ -172,12 +177,22 @@ class Device {
   // Compiles (or finds in the program cache) `kernel` for this device.
   virtual std::shared_ptr<const CompiledKernel> compile(const KernelDefinition& kernel,
                                                         const CompileOptions& options = {}) = 0;
+  // The real<->complex FFT of `shape` through the backend's FFT library (see fft.hpp), planned
+  // on first use and kept for the device's life (clFFT compiles kernels when planning); throws
+  // DeviceError naming the device when the shape is invalid or the library refuses it.
+  std::shared_ptr<FftPlan> plan_fft(const FftShape& shape);
   // Waits for every queue.
   void synchronize();
 
  protected:
   friend class DeviceBuffer;
   virtual void release(void* handle, std::uint64_t bytes) noexcept = 0;
+  // A new plan of `shape` (plan_fft caches them).
+  virtual std::shared_ptr<FftPlan> make_fft_plan(const FftShape& shape) = 0;
+
+ private:
+  std::mutex fft_lock_;
+  std::map<std::array<std::uint64_t, 3>, std::shared_ptr<FftPlan>> fft_plans_;
 };
 
 template <typename T>

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <thread>
 
+#include "fftw_plan.hpp"
 #include "strata/device/errors.hpp"
 
 namespace strata::device {
@@ -124,6 +125,10 @@ std::shared_ptr<const CompiledKernel> CpuDevice::compile(const KernelDefinition&
                              "");
   }
   return std::make_shared<CpuCompiledKernel>(kernel, options.block_offset, options.placements);
+}
+
+std::shared_ptr<FftPlan> CpuDevice::make_fft_plan(const FftShape& shape) {
+  return std::make_shared<FftwPlan>(shape, *this);
 }
 
 }  // namespace detail

@@ -53,6 +53,7 @@ class CpuDevice final : public Device {
   Queue& queue(QueueKind kind) override { return *queues_[static_cast<int>(kind)]; }
   std::shared_ptr<const CompiledKernel> compile(const KernelDefinition& kernel,
                                                 const CompileOptions& options) override;
+  std::shared_ptr<FftPlan> make_fft_plan(const FftShape& shape) override;
 
  protected:
   void release(void* handle, std::uint64_t bytes) noexcept override;

@@ -59,6 +59,12 @@ class CpuQueue final : public Queue {
   Event launch(const CompiledKernel& kernel, const LaunchGeometry& geometry, const KernelArgs& args,
                std::span<const Event> after) override;
   Event marker() override;
+  // Runs `work` on this queue's thread, in order with its other operations (FFT plans).
+  Event run_on_host(std::span<const Event> after, std::function<void()> work) {
+    return host_.submit(after, std::move(work));
+  }
+  const Device& device() const { return device_; }
+  BlockRunner& runner() const { return *runner_; }
 
  private:
   QueueKind kind_;

@@ -30,6 +30,8 @@ class CudaDevice final : public Device {
   Queue& queue(QueueKind kind) override { return *queues_[static_cast<int>(kind)]; }
   std::shared_ptr<const CompiledKernel> compile(const KernelDefinition& kernel,
                                                 const CompileOptions& options) override;
+  // Through cuFFT (cufft_plan.cpp).
+  std::shared_ptr<FftPlan> make_fft_plan(const FftShape& shape) override;
   int ordinal() const { return ordinal_; }
   const CudaTarget& target() const { return target_; }
 

@@ -59,7 +59,14 @@ Event CudaQueue::submit(std::span<const Event> after, std::string what, Operatio
           status =
               cudaStreamWaitEvent(stream, static_cast<CudaEvent*>(dependency.state())->native(), 0);
         }
-        if (status == cudaSuccess) status = operation(stream);
+        if (status == cudaSuccess) {
+          try {
+            status = operation(stream);
+          } catch (...) {
+            event->fail(std::current_exception());
+            return;
+          }
+        }
         if (status != cudaSuccess) {
           event->fail(error_for(status, id, what.c_str()));
           return;

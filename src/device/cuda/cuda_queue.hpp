@@ -37,11 +37,14 @@ class CudaQueue final : public Queue {
                std::span<const Event> after) override;
   Event marker() override;
   cudaStream_t stream() const { return stream_; }
+  const Device& device() const { return device_; }
+
+  // Orders `operation` (issued on this queue's stream, e.g. by cuFFT) after `after` and returns
+  // the event of its completion; an exception it throws becomes the event's error.
+  using Operation = std::function<cudaError_t(cudaStream_t)>;
+  Event submit(std::span<const Event> after, std::string what, Operation operation);
 
  private:
-  using Operation = std::function<cudaError_t(cudaStream_t)>;
-  // Orders `operation` after `after` and returns the event of its completion.
-  Event submit(std::span<const Event> after, std::string what, Operation operation);
   void check_range(const DeviceBuffer& buffer, std::uint64_t offset, std::uint64_t bytes,
                    const char* operation) const;
 

@@ -26,8 +26,11 @@ class OpenClDevice final : public Device {
   Queue& queue(QueueKind kind) override { return *queues_[static_cast<int>(kind)]; }
   std::shared_ptr<const CompiledKernel> compile(const KernelDefinition& kernel,
                                                 const CompileOptions& options) override;
+  // Through clFFT where the build found it (opencl_fft.cpp).
+  std::shared_ptr<FftPlan> make_fft_plan(const FftShape& shape) override;
 
   const OpenClContext& context() const { return *context_; }
+  const std::shared_ptr<OpenClContext>& shared_context() const { return context_; }
   // "opencl:0:0 (device name)", shared with events for their messages.
   const std::shared_ptr<const std::string>& label() const { return label_; }
   // Byte offsets of kernel array arguments must be multiples of this (sub-buffer origins).

@@ -76,6 +76,13 @@ void OpenClQueue::check_range(const DeviceBuffer& buffer, std::uint64_t offset, 
   }
 }
 
+Event OpenClQueue::enqueue_native(const char* operation, std::span<const Event> after,
+                                  const NativeEnqueue& enqueue) {
+  return submit(operation, after, [&](cl_uint n, const cl_event* list, cl_event* event) {
+    return enqueue(queue_, n, list, event);
+  });
+}
+
 Event OpenClQueue::marker_after(const char* operation, std::span<const Event> after) {
   return submit(operation, after, [&](cl_uint n, const cl_event* list, cl_event* event) {
     return clEnqueueMarkerWithWaitList(queue_, n, list, event);

@@ -4,6 +4,8 @@
 
 #include <CL/cl.h>
 
+#include <functional>
+
 #include "strata/device/device.hpp"
 
 namespace strata::device::detail {
@@ -33,6 +35,13 @@ class OpenClQueue final : public Queue {
   Event launch(const CompiledKernel& kernel, const LaunchGeometry& geometry, const KernelArgs& args,
                std::span<const Event> after) override;
   Event marker() override;
+  // Enqueues a command of a library (clFFT) through `enqueue(count, wait_list, &event)`, in
+  // order with this queue's others, with the same wait lists and events as its own commands.
+  using NativeEnqueue =
+      std::function<cl_int(cl_command_queue, cl_uint, const cl_event*, cl_event*)>;
+  Event enqueue_native(const char* operation, std::span<const Event> after,
+                       const NativeEnqueue& enqueue);
+  const OpenClDevice& device() const { return device_; }
 
  private:
   // Builds the wait list, calls `enqueue(count, list, &event)`, flushes and wraps the event.

@@ -60,24 +60,30 @@ TEST(CameraClustering, AdjustedRandIndexOfAWorkedExample) {
   EXPECT_DOUBLE_EQ(agreement.pair_recall, 2.0 / 6.0);
 }
 
-TEST(CameraClustering, ThresholdIsPce60OfTheNullSpreadEstimatedFromNegativeScores) {
+TEST(CameraClustering, ThresholdIsBonferroniOverThePairsOfTheNullSpreadFromNegativeScores) {
   constexpr std::uint64_t pixels = 10000;  // white sigma 0.01
-  const float pce60 = std::sqrt(60.0f);
-  // Too few negative scores: the white-noise spread.
+  // Too few negative scores: the white-noise spread; 3 pairs: P(Z > z) = 1e-3 / 3, z = 3.40.
   const std::vector<float> few = {-0.05f, 0.3f, 0.2f};
   auto threshold = match_threshold(pixels, few);
   EXPECT_FLOAT_EQ(threshold.null_sigma, 0.01f);
-  EXPECT_FLOAT_EQ(threshold.ncc, pce60 * 0.01f);
-  // 20 negative scores with root mean square 0.02 (positives do not count).
+  EXPECT_EQ(threshold.pairs, 3u);
+  EXPECT_NEAR(threshold.sigmas, 3.40, 0.01);
+  EXPECT_FLOAT_EQ(threshold.ncc, threshold.sigmas * 0.01f);
+  // 20 negative scores with root mean square 0.02 (positives do not count); 21 pairs: z = 3.90.
   std::vector<float> wide(20, -0.02f);
   wide.push_back(0.5f);
   threshold = match_threshold(pixels, wide);
   EXPECT_EQ(threshold.negative_scores, 20u);
   EXPECT_FLOAT_EQ(threshold.null_sigma, 0.02f);
-  EXPECT_FLOAT_EQ(threshold.ncc, pce60 * 0.02f);
+  EXPECT_NEAR(threshold.sigmas, 3.90, 0.01);
+  EXPECT_FLOAT_EQ(threshold.ncc, threshold.sigmas * 0.02f);
   // A spread below the white-noise one is not believed.
   const std::vector<float> narrow(20, -0.001f);
   EXPECT_FLOAT_EQ(match_threshold(pixels, narrow).null_sigma, 0.01f);
+  // Very many pairs: never above PCE 60 (7.75 sigma).
+  const std::vector<float> many(2'000'000, 0.0f);
+  EXPECT_NEAR(match_threshold(pixels, many).sigmas, 6.0, 0.2);
+  EXPECT_LE(match_threshold(pixels, many).sigmas, std::sqrt(60.0f));
 }
 
 }  // namespace

@@ -116,9 +116,11 @@ TEST(CameraPatterns, WithoutZeroMeanRowsAndColumnsTheLinearPatternMatchesOtherCa
   std::vector<std::vector<float>> residuals, patterns;
   for (allpairs::ItemIndex i = 0; i < 6; ++i) {
     const auto parsed = application->parse(i, testing::read_bytes(application->file_of(i)));
-    const std::span luminance(reinterpret_cast<const float*>(parsed.data()), pixels);
+    // The luminance and the extraction's scratch room after it.
+    const std::span image_room(reinterpret_cast<const float*>(parsed.data()),
+                               parsed.size() / sizeof(float));
     KernelHarness harness(device);
-    const auto image = harness.upload(luminance);
+    const auto image = harness.upload(image_room);
     const auto residual = harness.zeros(pixels);
     harness.context().launch(residual_kernel(),
                              device::LaunchGeometry{device::Dim3{width, height}, {0, 0, 0}, 2},

@@ -1,0 +1,231 @@
+#include "clfft_plan.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <atomic>
+#include <cstdlib>
+#include <vector>
+
+#include "cl_error.hpp"
+#include "strata/device/errors.hpp"
+
+namespace strata::device::detail {
+namespace {
+
+std::string clfft_status_name(clfftStatus status) {
+  switch (status) {
+    case CLFFT_BUGCHECK:
+      return "CLFFT_BUGCHECK";
+    case CLFFT_NOTIMPLEMENTED:
+      return "CLFFT_NOTIMPLEMENTED (clFFT supports lengths that are products of 2, 3, 5, 7, 11 "
+             "and 13)";
+    case CLFFT_TRANSPOSED_NOTIMPLEMENTED:
+      return "CLFFT_TRANSPOSED_NOTIMPLEMENTED";
+    case CLFFT_FILE_NOT_FOUND:
+      return "CLFFT_FILE_NOT_FOUND";
+    case CLFFT_FILE_CREATE_FAILURE:
+      return "CLFFT_FILE_CREATE_FAILURE";
+    case CLFFT_VERSION_MISMATCH:
+      return "CLFFT_VERSION_MISMATCH";
+    case CLFFT_INVALID_PLAN:
+      return "CLFFT_INVALID_PLAN";
+    case CLFFT_DEVICE_NO_DOUBLE:
+      return "CLFFT_DEVICE_NO_DOUBLE";
+    case CLFFT_DEVICE_MISMATCH:
+      return "CLFFT_DEVICE_MISMATCH";
+    default:
+      return cl_error_name(static_cast<cl_int>(status));
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// Set when the process begins to exit: clFFT's own static objects go then, so plans that static
+// objects (a device kept until exit) still hold are left to the operating system.
+std::atomic<bool> exiting{false};
+
+}  // namespace
+
+// clFFT's process-wide state, set up while any plan exists and torn down after the last one
+// (clFFT warns on stderr when a process ends without the teardown).
+struct ClfftPlan::Library {
+  Library() {
+    clfftSetupData setup;
+    status = clfftInitSetupData(&setup);
+    if (status == CLFFT_SUCCESS) status = clfftSetup(&setup);
+    // Registered after clFFT built its statics, so it runs before they are destroyed.
+    static const bool registered = [] { return std::atexit([] { exiting = true; }) == 0; }();
+    (void)registered;
+  }
+  ~Library() {
+    if (status == CLFFT_SUCCESS && !exiting) clfftTeardown();
+  }
+  Library(const Library&) = delete;
+  Library& operator=(const Library&) = delete;
+  clfftStatus status = CLFFT_SUCCESS;
+};
+
+std::shared_ptr<ClfftPlan::Library> ClfftPlan::library() {
+  static std::mutex lock;
+  static std::weak_ptr<Library> current;
+  std::lock_guard guard(lock);
+  std::shared_ptr<Library> held = current.lock();
+  if (!held) {
+    held = std::make_shared<Library>();
+    current = held;
+  }
+  return held;
+}
+
+void ClfftPlan::check(clfftStatus status, const char* what) const {
+  if (status != CLFFT_SUCCESS) {
+    throw DeviceError(fmt::format("opencl {}: clFFT, {} for an FFT of {}: {}", *device_.label(),
+                                  what, shape().describe(), clfft_status_name(status)));
+  }
+}
+
+ClfftPlan::ClfftPlan(const FftShape& shape, OpenClDevice& device)
+    : FftPlan(shape), device_(device), context_(device.shared_context()) {
+  validate_fft_shape(shape, device.info().id);
+  library_ = library();
+  check(library_->status, "setting up the library");
+  const bool two_d = shape.rows > 1;
+  const clfftDim dim = two_d ? CLFFT_2D : CLFFT_1D;
+  const std::array<std::size_t, 2> lengths{shape.columns, shape.rows};  // fastest first
+  const std::array<std::size_t, 2> real_strides{1, shape.columns};
+  const std::array<std::size_t, 2> spectrum_strides{1, shape.spectrum_columns()};
+  const std::size_t real_distance = shape.rows * shape.columns;
+  const std::size_t spectrum_distance = shape.rows * shape.spectrum_columns();
+  cl_command_queue queue = context_->queue(QueueKind::compute);
+  const auto make = [&](clfftPlanHandle& plan, bool& made, bool to_spectrum) {
+    check(clfftCreateDefaultPlan(&plan, context_->context, dim, lengths.data()), "creating a plan");
+    made = true;
+    check(clfftSetPlanPrecision(plan, CLFFT_SINGLE), "setting single precision");
+    check(clfftSetResultLocation(plan, CLFFT_OUTOFPLACE), "placing the result out of place");
+    if (to_spectrum) {
+      check(clfftSetLayout(plan, CLFFT_REAL, CLFFT_HERMITIAN_INTERLEAVED), "setting the layout");
+      check(clfftSetPlanInStride(plan, dim, const_cast<std::size_t*>(real_strides.data())),
+            "setting the input strides");
+      check(clfftSetPlanOutStride(plan, dim, const_cast<std::size_t*>(spectrum_strides.data())),
+            "setting the output strides");
+      check(clfftSetPlanDistance(plan, real_distance, spectrum_distance), "setting the distance");
+    } else {
+      check(clfftSetLayout(plan, CLFFT_HERMITIAN_INTERLEAVED, CLFFT_REAL), "setting the layout");
+      check(clfftSetPlanInStride(plan, dim, const_cast<std::size_t*>(spectrum_strides.data())),
+            "setting the input strides");
+      check(clfftSetPlanOutStride(plan, dim, const_cast<std::size_t*>(real_strides.data())),
+            "setting the output strides");
+      check(clfftSetPlanDistance(plan, spectrum_distance, real_distance), "setting the distance");
+      // Unnormalised like FFTW and cuFFT (clFFT scales its backward transforms by 1/N).
+      check(clfftSetPlanScale(plan, CLFFT_BACKWARD, 1.0f), "setting the scale");
+    }
+    check(clfftSetPlanBatchSize(plan, shape.batch), "setting the batch");
+    check(clfftBakePlan(plan, 1, &queue, nullptr, nullptr), "baking the plan");
+  };
+  try {
+    make(forward_, has_forward_, true);
+    make(inverse_, has_inverse_, false);
+  } catch (...) {
+    if (has_forward_) clfftDestroyPlan(&forward_);
+    if (has_inverse_) clfftDestroyPlan(&inverse_);
+    throw;
+  }
+}
+
+ClfftPlan::~ClfftPlan() {
+  if (exiting) return;
+  if (has_forward_) clfftDestroyPlan(&forward_);
+  if (has_inverse_) clfftDestroyPlan(&inverse_);
+}
+
+Event ClfftPlan::run(clfftPlanHandle plan, clfftDirection direction, const char* name, Queue& queue,
+                     FftArray in, std::uint64_t in_bytes, FftArray out, std::uint64_t out_bytes,
+                     std::span<const Event> after) {
+  auto* native = dynamic_cast<OpenClQueue*>(&queue);
+  if (native == nullptr || &native->device() != &device_) {
+    throw DeviceError(fmt::format("opencl {}: {} FFT of {}: the queue belongs to another device",
+                                  *device_.label(), name, shape().describe()));
+  }
+  std::lock_guard guard(lock_);
+  // A scratch buffer per transform: clFFT's own would be shared by queues running at once.
+  std::size_t scratch_bytes = 0;
+  check(clfftGetTmpBufSize(plan, &scratch_bytes), "sizing the scratch buffer");
+  cl_mem scratch = nullptr;
+  if (scratch_bytes > 0) {
+    cl_int status = CL_SUCCESS;
+    scratch = clCreateBuffer(context_->context, CL_MEM_READ_WRITE, scratch_bytes, nullptr, &status);
+    if (status != CL_SUCCESS) {
+      throw DeviceError(fmt::format("opencl {}: {} FFT of {}: cannot allocate {} B of scratch: {}",
+                                    *device_.label(), name, shape().describe(), scratch_bytes,
+                                    cl_error_name(status)));
+    }
+  }
+  // Every cl_mem made here is released once the commands are enqueued (they keep what they use).
+  std::vector<cl_mem> owned;
+  if (scratch != nullptr) owned.push_back(scratch);
+  const auto release_owned = [&] {
+    for (cl_mem object : owned)
+      clReleaseMemObject(object);
+  };
+  try {
+    const auto region = [&](FftArray array, std::uint64_t bytes, const char* what) {
+      cl_mem whole = static_cast<cl_mem>(array.buffer->handle());
+      if (array.offset == 0) return whole;
+      if (array.offset % device_.sub_buffer_alignment() != 0) {
+        throw DeviceError(fmt::format(
+            "opencl {}: {} FFT of {}: the {} array starts at byte {}, not a multiple of the "
+            "device's sub-buffer alignment ({} B)",
+            *device_.label(), name, shape().describe(), what, array.offset,
+            device_.sub_buffer_alignment()));
+      }
+      const cl_buffer_region part{array.offset, bytes};
+      cl_int status = CL_SUCCESS;
+      cl_mem sub = clCreateSubBuffer(whole, 0, CL_BUFFER_CREATE_TYPE_REGION, &part, &status);
+      if (status != CL_SUCCESS) {
+        throw DeviceError(
+            fmt::format("opencl {}: {} FFT of {}: cannot make a sub-buffer of the {} "
+                        "array: {}",
+                        *device_.label(), name, shape().describe(), what, cl_error_name(status)));
+      }
+      owned.push_back(sub);
+      return sub;
+    };
+    cl_mem input = region(in, in_bytes, "input");
+    cl_mem output = region(out, out_bytes, "output");
+    const std::string operation = fmt::format("{} FFT of {}", name, shape().describe());
+    Event done = native->enqueue_native(
+        operation.c_str(), after,
+        [&](cl_command_queue commands, cl_uint count, const cl_event* list, cl_event* event) {
+          return static_cast<cl_int>(clfftEnqueueTransform(plan, direction, 1, &commands, count,
+                                                           list, event, &input, &output, scratch));
+        });
+    release_owned();
+    return done;
+  } catch (...) {
+    release_owned();
+    throw;
+  }
+}
+
+Event ClfftPlan::forward(Queue& queue, FftArray real, FftArray spectrum,
+                         std::span<const Event> after) {
+  check_buffers(device_, real, spectrum, "forward");
+  return run(forward_, CLFFT_FORWARD, "forward", queue, real, shape().real_bytes(), spectrum,
+             shape().spectrum_bytes(), after);
+}
+
+Event ClfftPlan::inverse(Queue& queue, FftArray spectrum, FftArray real,
+                         std::span<const Event> after) {
+  check_buffers(device_, real, spectrum, "inverse");
+  return run(inverse_, CLFFT_BACKWARD, "inverse", queue, spectrum, shape().spectrum_bytes(), real,
+             shape().real_bytes(), after);
+}
+
+std::shared_ptr<FftPlan> OpenClDevice::make_fft_plan(const FftShape& shape) {
+  return std::make_shared<ClfftPlan>(shape, *this);
+}
+
+}  // namespace strata::device::detail

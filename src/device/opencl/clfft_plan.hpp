@@ -1,0 +1,46 @@
+#pragma once
+// The OpenCL backend's FFT: clFFT plans (one per direction) baked for one device's context,
+// enqueued on its in-order queues with Strata's wait lists and events.
+
+#include <clFFT.h>
+
+#include <memory>
+#include <mutex>
+
+#include "opencl_device.hpp"
+
+namespace strata::device::detail {
+
+class ClfftPlan final : public FftPlan {
+ public:
+  // Bakes both plans (clFFT compiles its kernels here); throws DeviceError naming the device
+  // when clFFT refuses the shape (its lengths must be products of 2, 3, 5, 7, 11 and 13).
+  ClfftPlan(const FftShape& shape, OpenClDevice& device);
+  ~ClfftPlan() override;
+  // Arrays at an offset are passed as sub-buffers (the offset must be a multiple of the
+  // device's sub-buffer alignment).
+  Event forward(Queue& queue, FftArray real, FftArray spectrum,
+                std::span<const Event> after) override;
+  Event inverse(Queue& queue, FftArray spectrum, FftArray real,
+                std::span<const Event> after) override;
+
+ private:
+  Event run(clfftPlanHandle plan, clfftDirection direction, const char* name, Queue& queue,
+            FftArray in, std::uint64_t in_bytes, FftArray out, std::uint64_t out_bytes,
+            std::span<const Event> after);
+  void check(clfftStatus status, const char* what) const;
+
+  struct Library;
+  static std::shared_ptr<Library> library();
+
+  OpenClDevice& device_;
+  std::shared_ptr<OpenClContext> context_;  // outlives the plans
+  std::shared_ptr<Library> library_;        // likewise
+  clfftPlanHandle forward_ = 0;
+  clfftPlanHandle inverse_ = 0;
+  bool has_forward_ = false;
+  bool has_inverse_ = false;
+  std::mutex lock_;  // clFFT's plans are not documented as safe to enqueue from several threads
+};
+
+}  // namespace strata::device::detail
