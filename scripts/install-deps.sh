@@ -10,13 +10,12 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev libstarpu-dev
   # base libraries
   libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev libxxhash-dev libtbb-dev libcereal-dev
-  # FFTs: FFTW3 for the CPU backend (clFFT for OpenCL is below, cuFFT comes with CUDA)
+  # FFTs: FFTW3 for the CPU backend and the microscopy app's Fourier ring correlation (clFFT for
+  # OpenCL is below, cuFFT comes with CUDA)
   libfftw3-dev
   # the all-pairs applications: JPEG images (libjpeg-turbo), gzipped FASTA (zlib), the PNG images
   # they write (libpng), the drawing of a phylogenetic tree and the benchmarks' plots (python3-matplotlib)
   libjpeg62-turbo-dev zlib1g-dev libpng-dev python3 python3-matplotlib
-  # Fourier transforms (FFTW3): the fused particle's Fourier ring correlation
-  libfftw3-dev
   # the co-clustering test's reference implementation
   python3-numpy
   # optional components detected at configure time
