@@ -65,7 +65,7 @@ TEST_P(CameraEngine, TheResultsFileRecoversTheCamerasAndEqualsTheDirectComputati
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, CameraEngine, ::testing::Values("cpu", "opencl"),
+INSTANTIATE_TEST_SUITE_P(Backends, CameraEngine, ::testing::Values("cpu", "opencl", "cuda"),
                          [](const auto& backend) { return backend.param; });
 
 // (Stopping at a bad file is the engine's own test; the photo's InputError is application_test's.)

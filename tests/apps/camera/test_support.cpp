@@ -46,20 +46,23 @@ void write_bytes(const std::filesystem::path& path, std::span<const unsigned cha
 device::Device* test_device(const std::string& backend, std::string* why) {
   static std::mutex lock;
   static std::map<std::string, std::unique_ptr<device::Device>> devices;
-  static std::string opencl_status;
+  static std::map<std::string, std::string> status;
   const std::lock_guard guard(lock);
   if (!devices.contains(backend)) {
     if (backend == "cpu") {
       devices[backend] = device::make_cpu_device(device::default_block_runner());
-    } else if (backend == "opencl") {
-      auto found = device::discover_opencl_devices(
-          Config{}, std::make_shared<device::ProgramCache>(), opencl_status);
+    } else if (backend == "opencl" || backend == "cuda") {
+      auto found = backend == "opencl"
+                       ? device::discover_opencl_devices(
+                             Config{}, std::make_shared<device::ProgramCache>(), status[backend])
+                       : device::discover_cuda_devices(
+                             Config{}, std::make_shared<device::ProgramCache>(), status[backend]);
       devices[backend] = found.empty() ? nullptr : std::move(found.front());
     } else {
       devices[backend] = nullptr;
     }
   }
-  if (why != nullptr) *why = "no " + backend + " device: " + opencl_status;
+  if (why != nullptr) *why = "no " + backend + " device: " + status[backend];
   return devices[backend].get();
 }
 
