@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -37,7 +38,12 @@ struct GenerateOptions {
 void generate(const std::filesystem::path& dir, const GenerateOptions& options);
 
 // The application over the photos of `dir` (a CameraApplication).
-std::unique_ptr<strata::allpairs::ApplicationBase> open(const std::filesystem::path& dir);
+// With `crop`, every photo's centre crop of that size is compared (photos of several sizes).
+std::unique_ptr<strata::allpairs::ApplicationBase> open(const std::filesystem::path& dir,
+                                                        std::optional<ImageShape> crop = {});
+
+// The size in `text` ("WxH", e.g. 2048x1536); InputError naming --crop otherwise.
+ImageShape parse_crop(const std::string& text);
 
 // Whether the cameras were recovered — every photo grouped with exactly the photos of its own
 // camera — and a few lines of numbers saying how clearly.
@@ -47,11 +53,13 @@ struct Evaluation {
 };
 
 // Evaluates a results file of a run over `dir` against `dir`'s truth.csv.
-Evaluation evaluate(const std::filesystem::path& dir, const std::filesystem::path& results);
+Evaluation evaluate(const std::filesystem::path& dir, const std::filesystem::path& results,
+                    std::optional<ImageShape> crop = {});
 
 // The same from the scores themselves (photos without any scored pair, e.g. skipped as
 // unreadable, are left out and counted).
-Evaluation evaluate_scores(const std::filesystem::path& dir, std::span<const ScoredPair> pairs);
+Evaluation evaluate_scores(const std::filesystem::path& dir, std::span<const ScoredPair> pairs,
+                           std::optional<ImageShape> crop = {});
 
 // The photos grouped without any truth: single linkage at match_threshold() over the scores.
 struct Grouping {
@@ -67,6 +75,7 @@ Grouping group_photos(std::size_t photos, std::uint64_t pixels, std::span<const 
 // photos that share a camera (.groups.csv: photo,group, groups numbered from 1), every pair's
 // score (.scores.csv: photo_a,photo_b,ncc) and the score matrix ordered by group (.scores.png).
 // Needs no truth.
-Outputs write_outputs(const std::filesystem::path& dir, const std::filesystem::path& results);
+Outputs write_outputs(const std::filesystem::path& dir, const std::filesystem::path& results,
+                      std::optional<ImageShape> crop = {});
 
 }  // namespace strata::apps::camera

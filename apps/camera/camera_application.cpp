@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <fstream>
 
 #include "camera/image_set.hpp"
@@ -46,7 +48,9 @@ JpegHeader header_of(const std::filesystem::path& path) {
 
 }  // namespace
 
-CameraApplication::CameraApplication(const std::filesystem::path& dir) : images_(list_images(dir)) {
+CameraApplication::CameraApplication(const std::filesystem::path& dir,
+                                     std::optional<ImageShape> crop)
+    : images_(list_images(dir)) {
   std::string failures;
   for (const std::filesystem::path& image : images_) {
     try {
@@ -61,6 +65,14 @@ CameraApplication::CameraApplication(const std::filesystem::path& dir) : images_
   if (shape_source_.empty())
     throw allpairs::InputError(fmt::format("{}: none of its {} JPEG files is readable:{}",
                                            dir.string(), images_.size(), failures));
+  if (crop) {
+    if (crop->width > shape_.width || crop->height > shape_.height)
+      throw allpairs::InputError(fmt::format("{}: {}x{} pixels, smaller than --crop {}x{}",
+                                             shape_source_.string(), shape_.width, shape_.height,
+                                             crop->width, crop->height));
+    shape_ = *crop;
+    cropped_ = true;
+  }
   if (shape_.pixels() > largest_image)
     throw allpairs::InputError(fmt::format("{}: {}x{} pixels; the kernels handle at most 2^31",
                                            shape_source_.string(), shape_.width, shape_.height));
@@ -68,6 +80,19 @@ CameraApplication::CameraApplication(const std::filesystem::path& dir) : images_
     throw allpairs::InputError(fmt::format("{}: {}x{} pixels; PRNU extraction needs at least {}x{}",
                                            shape_source_.string(), shape_.width, shape_.height,
                                            smallest_side, smallest_side));
+}
+
+ImageShape parse_crop(const std::string& text) {
+  unsigned width = 0, height = 0;
+  char separator = 0, rest = 0;
+  if (std::sscanf(text.c_str(), "%u%c%u%c", &width, &separator, &height, &rest) != 3 ||
+      (separator != 'x' && separator != 'X') || width < smallest_side || height < smallest_side ||
+      std::uint64_t{width} * height > largest_image)
+    throw allpairs::InputError(fmt::format(
+        "--crop '{}': expected WIDTHxHEIGHT in pixels (e.g. 2048x1536), each at least {} and "
+        "at most 2^31 pixels in all",
+        text, smallest_side));
+  return {width, height};
 }
 
 std::filesystem::path CameraApplication::file_of(allpairs::ItemIndex item) const {
@@ -79,15 +104,34 @@ std::vector<std::byte> CameraApplication::parse(allpairs::ItemIndex item,
   const std::string name = images_.at(item).string();
   JpegReader reader(file, name);
   const JpegHeader& header = reader.header();
-  if (header.width != shape_.width || header.height != shape_.height)
+  if (cropped_ && (header.width < shape_.width || header.height < shape_.height))
+    throw allpairs::InputError(fmt::format("{}: {}x{} pixels, smaller than --crop {}x{}", name,
+                                           header.width, header.height, shape_.width,
+                                           shape_.height));
+  if (!cropped_ && (header.width != shape_.width || header.height != shape_.height))
     throw allpairs::InputError(fmt::format(
         "{}: {}x{} pixels, but the photos of this set are {}x{} (as {}); PRNU patterns are only "
-        "compared between photos of equal dimensions",
+        "compared between photos of equal dimensions (--crop WxH compares centre crops of one "
+        "size)",
         name, header.width, header.height, shape_.width, shape_.height, shape_source_.string()));
   // Room after the luminance for the extraction's intermediate arrays (it runs in this buffer).
   std::vector<std::byte> parsed(ExtractionScratch::of(shape_).bytes);
   // The allocation holds floats as well as bytes (operator new aligns for any scalar).
-  reader.read_luminance(std::span(reinterpret_cast<float*>(parsed.data()), shape_.pixels()));
+  const std::span<float> luminance(reinterpret_cast<float*>(parsed.data()), shape_.pixels());
+  if (header.width == shape_.width && header.height == shape_.height) {
+    reader.read_luminance(luminance);
+    return parsed;
+  }
+  // The centre crop, at even offsets: the colour filter's 2x2 lattice keeps its phase.
+  std::vector<float> whole(std::uint64_t{header.width} * header.height);
+  reader.read_luminance(whole);
+  const std::uint64_t left = (header.width - shape_.width) / 2 / 2 * 2;
+  const std::uint64_t top = (header.height - shape_.height) / 2 / 2 * 2;
+  for (std::uint64_t y = 0; y < shape_.height; ++y) {
+    const float* row = whole.data() + (top + y) * header.width + left;
+    std::copy(row, row + shape_.width,
+              luminance.begin() + static_cast<std::ptrdiff_t>(y * shape_.width));
+  }
   return parsed;
 }
 

@@ -4,6 +4,7 @@
 // a device, and every pair's patterns compared by normalized cross-correlation on a device.
 
 #include <filesystem>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -23,8 +24,10 @@ struct Result {
 class CameraApplication final : public allpairs::Application<Result> {
  public:
   // Lists the photos of `dir` and reads the first readable one's header: every photo of the set
-  // must have its dimensions (as in the paper). InputError naming the directory or file.
-  explicit CameraApplication(const std::filesystem::path& dir);
+  // must have its dimensions (as in the paper), or, with `crop`, at least the crop's, whose
+  // centre is then compared. InputError naming the directory or file.
+  explicit CameraApplication(const std::filesystem::path& dir,
+                             std::optional<ImageShape> crop = std::nullopt);
 
   std::string name() const override { return "camera"; }
   std::size_t item_count() const override { return images_.size(); }
@@ -54,6 +57,7 @@ class CameraApplication final : public allpairs::Application<Result> {
   std::vector<std::filesystem::path> images_;
   ImageShape shape_;
   std::filesystem::path shape_source_;  // the photo whose header set the shape
+  bool cropped_ = false;                // shape_ is a centre crop of each photo
 };
 
 }  // namespace strata::apps::camera

@@ -4,13 +4,14 @@
 
 namespace strata::apps::camera {
 
-Evaluation evaluate(const std::filesystem::path& dir, const std::filesystem::path& results) {
+Evaluation evaluate(const std::filesystem::path& dir, const std::filesystem::path& results,
+                    std::optional<ImageShape> crop) {
   const auto records = allpairs::read_results<Result>(results);
   std::vector<ScoredPair> pairs;
   pairs.reserve(records.size());
   for (const auto& record : records)
     pairs.push_back({record.left, record.right, record.value.ncc});
-  return evaluate_scores(dir, pairs);
+  return evaluate_scores(dir, pairs, crop);
 }
 
 }  // namespace strata::apps::camera

@@ -44,12 +44,14 @@ std::vector<std::string> true_cameras(const std::filesystem::path& dir,
 
 }  // namespace
 
-std::unique_ptr<allpairs::ApplicationBase> open(const std::filesystem::path& dir) {
-  return std::make_unique<CameraApplication>(dir);
+std::unique_ptr<allpairs::ApplicationBase> open(const std::filesystem::path& dir,
+                                                std::optional<ImageShape> crop) {
+  return std::make_unique<CameraApplication>(dir, crop);
 }
 
-Evaluation evaluate_scores(const std::filesystem::path& dir, std::span<const ScoredPair> pairs) {
-  const CameraApplication application(dir);
+Evaluation evaluate_scores(const std::filesystem::path& dir, std::span<const ScoredPair> pairs,
+                           std::optional<ImageShape> crop) {
+  const CameraApplication application(dir, crop);
   std::vector<std::filesystem::path> images(application.item_count());
   for (std::size_t i = 0; i < images.size(); ++i)
     images[i] = application.file_of(static_cast<allpairs::ItemIndex>(i));

@@ -48,8 +48,9 @@ Grouping group_photos(std::size_t photos, std::uint64_t pixels, std::span<const 
   return grouping;
 }
 
-Outputs write_outputs(const std::filesystem::path& dir, const std::filesystem::path& results) {
-  const CameraApplication application(dir);
+Outputs write_outputs(const std::filesystem::path& dir, const std::filesystem::path& results,
+                      std::optional<ImageShape> crop) {
+  const CameraApplication application(dir, crop);
   const std::size_t n = application.item_count();
   const auto records = allpairs::read_results<Result>(results);
   std::vector<ScoredPair> pairs;

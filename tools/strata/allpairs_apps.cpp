@@ -1,5 +1,7 @@
 #include "allpairs_apps.hpp"
 
+#include <optional>
+
 #include "strata/base/error.hpp"
 #ifdef STRATA_APP_CAMERA
 #include "camera/camera_app.hpp"
@@ -38,35 +40,68 @@ AllPairsApp entry(std::string name, std::string description, Generate generate, 
         generate(dir, options);
       },
       open,
-      [evaluate](const std::filesystem::path& dir, const std::filesystem::path& results) {
-        const auto evaluation = evaluate(dir, results);
+      [evaluate](const std::filesystem::path& dir, const std::filesystem::path& results,
+                 const AllPairsAppOptions& options) {
+        const auto evaluation = evaluate(dir, results, options);
         return std::pair{evaluation.recovered, evaluation.summary};
       },
       std::move(truth_file),
-      [write_outputs](const std::filesystem::path& dir, const std::filesystem::path& results) {
-        return converted(write_outputs(dir, results));
+      [write_outputs](const std::filesystem::path& dir, const std::filesystem::path& results,
+                      const AllPairsAppOptions& options) {
+        return converted(write_outputs(dir, results, options));
       }};
+}
+
+// Refuses the options that belong to another application.
+[[maybe_unused]] void only_camera_crops(const AllPairsAppOptions& options,
+                                        const std::string& name) {
+  if (!options.crop.empty())
+    throw Error("--crop applies to the camera application only, not to " + name);
 }
 
 std::vector<AllPairsApp> make_table() {
   std::vector<AllPairsApp> table;
 #ifdef STRATA_APP_CAMERA
   namespace camera = strata::apps::camera;
+  // The crop, where one is given.
+  const auto crop = [](const AllPairsAppOptions& options) -> std::optional<camera::ImageShape> {
+    if (options.crop.empty()) return std::nullopt;
+    return camera::parse_crop(options.crop);
+  };
   table.push_back(entry<camera::GenerateOptions>(
       "camera", "common-source camera identification: PRNU patterns of JPEG photos, NCC",
-      camera::generate, [](const std::filesystem::path& dir) { return camera::open(dir); },
-      camera::evaluate, "truth.csv",
-      [](const std::filesystem::path& dir, const std::filesystem::path& results) {
-        return camera::write_outputs(dir, results);
+      camera::generate,
+      [crop](const std::filesystem::path& dir, const AllPairsAppOptions& options) {
+        return camera::open(dir, crop(options));
+      },
+      [crop](const std::filesystem::path& dir, const std::filesystem::path& results,
+             const AllPairsAppOptions& options) {
+        return camera::evaluate(dir, results, crop(options));
+      },
+      "truth.csv",
+      [crop](const std::filesystem::path& dir, const std::filesystem::path& results,
+             const AllPairsAppOptions& options) {
+        return camera::write_outputs(dir, results, crop(options));
       }));
 #endif
 #ifdef STRATA_APP_PHYLOGENY
   namespace phylogeny = strata::apps::phylogeny;
   table.push_back(entry<phylogeny::GenerateOptions>(
       "phylogeny", "tree of life: composition vectors of gzipped FASTA proteomes, correlation",
-      phylogeny::generate, [](const std::filesystem::path& dir) { return phylogeny::open(dir); },
-      phylogeny::evaluate, "truth.nwk",
-      [](const std::filesystem::path& dir, const std::filesystem::path& results) {
+      phylogeny::generate,
+      [](const std::filesystem::path& dir, const AllPairsAppOptions& options) {
+        only_camera_crops(options, "phylogeny");
+        return phylogeny::open(dir);
+      },
+      [](const std::filesystem::path& dir, const std::filesystem::path& results,
+         const AllPairsAppOptions& options) {
+        only_camera_crops(options, "phylogeny");
+        return phylogeny::evaluate(dir, results);
+      },
+      "truth.nwk",
+      [](const std::filesystem::path& dir, const std::filesystem::path& results,
+         const AllPairsAppOptions& options) {
+        only_camera_crops(options, "phylogeny");
         return phylogeny::write_outputs(dir, results, tree_drawing_script());
       }));
 #endif
@@ -74,9 +109,20 @@ std::vector<AllPairsApp> make_table() {
   namespace microscopy = strata::apps::microscopy;
   table.push_back(entry<microscopy::GenerateOptions>(
       "microscopy", "localization-microscopy particle fusion: GMM registration of particles",
-      microscopy::generate, [](const std::filesystem::path& dir) { return microscopy::open(dir); },
-      microscopy::evaluate, "truth.json",
-      [](const std::filesystem::path& dir, const std::filesystem::path& results) {
+      microscopy::generate,
+      [](const std::filesystem::path& dir, const AllPairsAppOptions& options) {
+        only_camera_crops(options, "microscopy");
+        return microscopy::open(dir);
+      },
+      [](const std::filesystem::path& dir, const std::filesystem::path& results,
+         const AllPairsAppOptions& options) {
+        only_camera_crops(options, "microscopy");
+        return microscopy::evaluate(dir, results);
+      },
+      "truth.json",
+      [](const std::filesystem::path& dir, const std::filesystem::path& results,
+         const AllPairsAppOptions& options) {
+        only_camera_crops(options, "microscopy");
         return microscopy::write_outputs(dir, results);
       }));
 #endif

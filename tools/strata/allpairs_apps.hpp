@@ -19,23 +19,32 @@ struct AllPairsOutput {
   std::string what;
 };
 
+// Options of one application, given on the command line (others refuse them, naming them).
+struct AllPairsAppOptions {
+  std::string crop;  // camera: compare centre crops of WxH pixels
+};
+
 // One application's entry points.
 struct AllPairsApp {
   std::string name;
   std::string description;
   std::function<void(const std::filesystem::path& dir, std::size_t items, std::uint64_t seed)>
       generate;
-  std::function<std::unique_ptr<allpairs::ApplicationBase>(const std::filesystem::path& dir)> open;
+  std::function<std::unique_ptr<allpairs::ApplicationBase>(const std::filesystem::path& dir,
+                                                           const AllPairsAppOptions& options)>
+      open;
   // Whether the truth was recovered, and a summary.
   std::function<std::pair<bool, std::string>(const std::filesystem::path& dir,
-                                             const std::filesystem::path& results)>
+                                             const std::filesystem::path& results,
+                                             const AllPairsAppOptions& options)>
       evaluate;
   // The truth file of a generated data set (in the data directory); a run evaluates its results
   // only where there is one.
   std::string truth_file;
   // Writes the run's answer beside the results file; the files and a summary (truth not needed).
   std::function<std::pair<std::vector<AllPairsOutput>, std::string>(
-      const std::filesystem::path& dir, const std::filesystem::path& results)>
+      const std::filesystem::path& dir, const std::filesystem::path& results,
+      const AllPairsAppOptions& options)>
       write_outputs;
 };
 

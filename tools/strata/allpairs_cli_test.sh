@@ -8,7 +8,7 @@
 #   outputs:   setting flags after the subcommand; the answer's files are written beside the
 #              results and named in the report; without the truth file the run exits 0
 #   bad_options: nonsense option values, given as flags or STRATA_ALLPAIRS_* variables, are
-#              errors naming the setting, the flag or variable, and the range
+#              errors naming the setting, the flag or variable, and the range (camera: --crop)
 #   real_photos: APP is camera, ITEMS a directory of real photos named *_BODY_NUMBER.JPG: the
 #              groups written are the bodies
 #   killed_rank: ITEMS items on 2 processes; rank 0 is held (SIGSTOP) once the journal has
@@ -126,6 +126,11 @@ if [[ $mode == bad_options ]]; then
     env STRATA_ALLPAIRS_LEAF=0 "$strata" allpairs run "$app" "$dir" --quiet
   must_fail_naming "'allpairs_host_cache' from STRATA_ALLPAIRS_HOST_CACHE: 'many'" \
     env STRATA_ALLPAIRS_HOST_CACHE=many "$strata" allpairs run "$app" "$dir" --quiet
+  if [[ $app == camera ]]; then  # a crop is WxH, and no larger than the photos
+    must_fail_naming "--crop '10'" "$strata" allpairs run "$app" "$dir" --quiet --crop 10
+    must_fail_naming "smaller than --crop 4000x3000" \
+      "$strata" allpairs run "$app" "$dir" --quiet --crop 4000x3000
+  fi
   [[ ! -e $dir/results.bin ]] || { echo "a refused run wrote results"; exit 1; }
   exit 0
 fi

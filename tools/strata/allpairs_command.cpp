@@ -94,8 +94,8 @@ int generate(const AllPairsOptions& options) {
 }
 
 int evaluate(const AllPairsApp& app, const std::filesystem::path& dir,
-             const std::filesystem::path& results) {
-  const auto [recovered, summary] = app.evaluate(dir, results);
+             const std::filesystem::path& results, const AllPairsAppOptions& app_options) {
+  const auto [recovered, summary] = app.evaluate(dir, results, app_options);
   fmt::print("{}\n{}: the truth was {}\n", summary, app.name,
              recovered ? "recovered" : "NOT recovered");
   return recovered ? 0 : 3;
@@ -116,7 +116,8 @@ int run(const EffectiveConfig& effective, const AllPairsOptions& options) {
   if (!options.quiet) {
     engine.progress = [&line](const allpairs::Progress& progress) { line.update(bar(progress)); };
   }
-  const std::unique_ptr<allpairs::ApplicationBase> application = app.open(dir);
+  const AllPairsAppOptions app_options{options.crop};
+  const std::unique_ptr<allpairs::ApplicationBase> application = app.open(dir, app_options);
   node::Node node(allpairs::node_options(*application, engine));
   const allpairs::EngineReport report = allpairs::run_all_pairs(*application, engine, node);
   if (node.rank() != 0) return 0;
@@ -131,7 +132,7 @@ int run(const EffectiveConfig& effective, const AllPairsOptions& options) {
     std::ofstream(options.report_json) << report_json(report).dump(2) << "\n";
   }
   // The answer for the user, beside the results file; then the truth, where the data has one.
-  const auto [files, summary] = app.write_outputs(dir, engine.output);
+  const auto [files, summary] = app.write_outputs(dir, engine.output, app_options);
   for (const AllPairsOutput& file : files)
     fmt::print("output: {} ({})\n", file.path.string(), file.what);
   if (!summary.empty()) fmt::print("{}\n", summary);
@@ -142,7 +143,7 @@ int run(const EffectiveConfig& effective, const AllPairsOptions& options) {
         (dir / app.truth_file).string());
     return 0;
   }
-  return evaluate(app, dir, engine.output);
+  return evaluate(app, dir, engine.output, app_options);
 }
 
 }  // namespace
@@ -194,12 +195,16 @@ CLI::App& add_allpairs_command(CLI::App& app, AllPairsOptions& options,
                 "Skip unreadable items with a warning instead of stopping");
   run->add_flag("--quiet", options.quiet, "No progress bar");
   run->add_option("--report-json", options.report_json, "Also write the report as JSON");
+  run->add_option("--crop", options.crop,
+                  "camera: compare the centre crop of WxH pixels of every photo (photos of "
+                  "several sizes)");
 
   CLI::App* evaluate_command =
       command->add_subcommand("evaluate", "Check a results file against a data set's truth");
   evaluate_command->add_option("application", options.application)->required();
   evaluate_command->add_option("directory", options.directory)->required();
   evaluate_command->add_option("results", options.output, "Results file")->required();
+  evaluate_command->add_option("--crop", options.crop, "camera: the --crop the run was given");
   return *command;
 }
 
@@ -208,7 +213,8 @@ int run_allpairs_command(const CLI::App& command, const EffectiveConfig& effecti
   if (command.got_subcommand("list")) return list_apps();
   if (command.got_subcommand("generate")) return generate(options);
   if (command.got_subcommand("run")) return run(effective, options);
-  return evaluate(find_allpairs_app(options.application), options.directory, options.output);
+  return evaluate(find_allpairs_app(options.application), options.directory, options.output,
+                  AllPairsAppOptions{options.crop});
 }
 
 }  // namespace strata::cli

@@ -24,6 +24,7 @@ struct AllPairsOptions {
   bool skip_bad_input = false;
   bool quiet = false;
   std::string report_json;  // run: also write the report as JSON here
+  std::string crop;         // run, evaluate: camera photos' centre crop, WxH
 };
 
 // Adds `allpairs` with its subcommands `list`, `generate`, `run`, `evaluate`; `run`'s

@@ -5,12 +5,14 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <map>
 
 #include "camera/camera_app.hpp"
 #include "camera/image_set.hpp"
+#include "camera/jpeg_codec.hpp"
 #include "engine_test_support.hpp"
 #include "strata/allpairs/results_file.hpp"
 #include "test_support.hpp"
@@ -92,6 +94,67 @@ TEST(CameraEngineInput, ATruncatedPhotoIsSkippedWhenAskedAndLeftOutOfTheEvaluati
 
 // The answer written beside the results file, without looking at the truth: the groups are the
 // cameras, the scores are the results', the matrix image has a cell per photo.
+// Photos of several sizes: refused, naming a photo and --crop; with --crop, every photo's centre
+// crop is compared, and the cameras come back. Half the photos are re-encoded with a 16-pixel
+// border (greyscale), so their centre crops are the others' whole photos.
+TEST(CameraEngineInput, PhotosOfSeveralSizesAreComparedByTheirCentreCrops) {
+  TempDir dir;
+  const auto photos_dir = dir.path() / "photos";
+  const GenerateOptions generated = photos();
+  generate(photos_dir, generated);
+  const std::uint32_t border = 16;
+  const std::uint32_t width = generated.width + 2 * border;
+  const std::uint32_t height = generated.height + 2 * border;
+  const std::vector<std::filesystem::path> files = list_images(photos_dir);
+  for (std::size_t i = 0; i < files.size(); i += 2) {
+    const std::vector<std::byte> bytes = testing::read_bytes(files[i]);
+    JpegReader reader(bytes, files[i].string());
+    std::vector<float> luminance(std::size_t{generated.width} * generated.height);
+    reader.read_luminance(luminance);
+    std::vector<std::uint8_t> padded(std::size_t{width} * height, 128);
+    for (std::uint32_t y = 0; y < generated.height; ++y)
+      for (std::uint32_t x = 0; x < generated.width; ++x)
+        padded[std::size_t{y + border} * width + x + border] =
+            static_cast<std::uint8_t>(std::lround(luminance[std::size_t{y} * generated.width + x]));
+    testing::write_bytes(files[i],
+                         std::span<const unsigned char>(encode_jpeg(padded, width, height, 1, 98)));
+  }
+  const auto output = dir.path() / "results.bin";
+  // Uncropped, the first photo sets the size and a photo of the other size stops the run.
+  try {
+    allpairs::run_all_pairs(*open(photos_dir), engine_options(output, "cpu"),
+                            engine_testing::network());
+    FAIL() << "expected the run to stop";
+  } catch (const std::exception& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("photo_0001.jpg: 128x96 pixels"), std::string::npos) << what;
+    EXPECT_NE(what.find("--crop WxH"), std::string::npos) << what;
+  }
+  std::filesystem::remove(output.string() + ".journal");  // the stopped run's
+  const ImageShape crop{generated.width, generated.height};
+  allpairs::run_all_pairs(*open(photos_dir, crop), engine_options(output, "cpu"),
+                          engine_testing::network());
+  const Evaluation evaluation = evaluate(photos_dir, output, crop);
+  EXPECT_TRUE(evaluation.recovered) << evaluation.summary;
+  // A crop larger than a photo names it.
+  EXPECT_THROW(open(photos_dir, ImageShape{width + 2, height}), allpairs::InputError);
+}
+
+TEST(CameraCrop, TheSizeIsWidthByHeightOrAnErrorNamingTheOption) {
+  const ImageShape shape = parse_crop("2048x1536");
+  EXPECT_EQ(shape.width, 2048u);
+  EXPECT_EQ(shape.height, 1536u);
+  for (const char* bad :
+       {"", "2048", "2048x", "x1536", "2048x1536x3", "4x4", "-5x10", "20 by 10"}) {
+    try {
+      parse_crop(bad);
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const allpairs::InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("--crop"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(CameraEngineOutputs, TheGroupsAreTheCamerasAndTheScoresTheResults) {
   TempDir dir;
   const auto photos_dir = dir.path() / "photos";
