@@ -64,15 +64,17 @@ __kernel void prnu_zero_mean_rows(uint width, uint height, __global float* patte
   const uint row = get_group_id(0), t = get_local_id(0);
   if (row >= height) return;  // the whole group returns together
   __global float* line = pattern + (size_t)row * width;
+  // GROUP is even: thread t sums the pixels of t's parity, and strides down to 2 keep the two
+  // parities apart (partial[0]: even columns, partial[1]: odd ones).
   float sum = 0.0f;
   for (uint x = t; x < width; x += GROUP) sum += line[x];
   partial[t] = sum;
   barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint stride = GROUP / 2; stride > 0; stride /= 2) {
+  for (uint stride = GROUP / 2; stride > 1; stride /= 2) {
     if (t < stride) partial[t] += partial[t + stride];
     barrier(CLK_LOCAL_MEM_FENCE);
   }
-  const float mean = partial[0] / (float)width;
+  const float mean = partial[t % 2] / (float)((width + 1 - t % 2) / 2);
   for (uint x = t; x < width; x += GROUP) line[x] -= mean;
 }
 )";
@@ -82,12 +84,12 @@ __kernel void prnu_zero_mean_columns(uint width, uint height, __global float* pa
                                 __global float* energy) {
   const uint x = get_global_id(0);
   if (x >= width) return;
-  float sum = 0.0f;
-  for (uint y = 0; y < height; ++y) sum += pattern[(size_t)y * width + x];
-  const float mean = sum / (float)height;
+  float sum[2] = {0.0f, 0.0f};  // even rows, odd rows
+  for (uint y = 0; y < height; ++y) sum[y % 2] += pattern[(size_t)y * width + x];
+  const float mean[2] = {sum[0] / (float)((height + 1) / 2), sum[1] / (float)(height / 2)};
   float squares = 0.0f;
   for (uint y = 0; y < height; ++y) {
-    const float v = pattern[(size_t)y * width + x] - mean;
+    const float v = pattern[(size_t)y * width + x] - mean[y % 2];
     pattern[(size_t)y * width + x] = v;
     squares += v * v;
   }
@@ -168,15 +170,17 @@ extern "C" __global__ void prnu_zero_mean_rows(unsigned int width, unsigned int 
   const unsigned int row = blockIdx.x, t = threadIdx.x;
   if (row >= height) return;  // the whole block returns together
   float* line = pattern + (size_t)row * width;
+  // GROUP is even: thread t sums the pixels of t's parity, and strides down to 2 keep the two
+  // parities apart (partial[0]: even columns, partial[1]: odd ones).
   float sum = 0.0f;
   for (unsigned int x = t; x < width; x += GROUP) sum += line[x];
   partial[t] = sum;
   __syncthreads();
-  for (unsigned int stride = GROUP / 2; stride > 0; stride /= 2) {
+  for (unsigned int stride = GROUP / 2; stride > 1; stride /= 2) {
     if (t < stride) partial[t] += partial[t + stride];
     __syncthreads();
   }
-  const float mean = partial[0] / (float)width;
+  const float mean = partial[t % 2] / (float)((width + 1 - t % 2) / 2);
   for (unsigned int x = t; x < width; x += GROUP) line[x] -= mean;
 }
 )";
@@ -186,12 +190,12 @@ extern "C" __global__ void prnu_zero_mean_columns(unsigned int width, unsigned i
                                                   float* pattern, float* energy) {
   const unsigned int x = blockIdx.x * blockDim.x + threadIdx.x;
   if (x >= width) return;
-  float sum = 0.0f;
-  for (unsigned int y = 0; y < height; ++y) sum += pattern[(size_t)y * width + x];
-  const float mean = sum / (float)height;
+  float sum[2] = {0.0f, 0.0f};  // even rows, odd rows
+  for (unsigned int y = 0; y < height; ++y) sum[y % 2] += pattern[(size_t)y * width + x];
+  const float mean[2] = {sum[0] / (float)((height + 1) / 2), sum[1] / (float)(height / 2)};
   float squares = 0.0f;
   for (unsigned int y = 0; y < height; ++y) {
-    const float v = pattern[(size_t)y * width + x] - mean;
+    const float v = pattern[(size_t)y * width + x] - mean[y % 2];
     pattern[(size_t)y * width + x] = v;
     squares += v * v;
   }
@@ -279,12 +283,13 @@ KernelDefinition make_zero_mean_rows() {
             std::min<std::uint64_t>(height, (block.end.x + reduction_group - 1) / reduction_group);
         for (std::uint64_t row = first; row < last; ++row) {
           float* line = pattern + row * width;
-          double sum = 0.0;
+          double sum[2] = {0.0, 0.0};  // even columns, odd columns
           for (std::uint32_t x = 0; x < width; ++x)
-            sum += line[x];
-          const auto mean = static_cast<float>(sum / width);
+            sum[x % 2] += line[x];
+          const float mean[2] = {static_cast<float>(sum[0] / ((width + 1) / 2)),
+                                 static_cast<float>(sum[1] / (width / 2))};
           for (std::uint32_t x = 0; x < width; ++x)
-            line[x] -= mean;
+            line[x] -= mean[x % 2];
         }
       })
       .opencl(zero_mean_rows_source)
@@ -306,19 +311,24 @@ KernelDefinition make_zero_mean_columns() {
         const std::uint64_t last = std::min<std::uint64_t>(block.end.x, width);
         if (first >= last) return;
         // Row by row over this block's columns, so memory is read in order.
-        std::vector<double> sums(last - first, 0.0), squares(last - first, 0.0);
+        // Per column and row parity (the colour filter's sub-lattices).
+        const std::size_t columns = last - first;
+        std::vector<double> sums(2 * columns, 0.0), squares(columns, 0.0);
         for (std::uint32_t y = 0; y < height; ++y) {
           const float* line = pattern + std::size_t{y} * width;
           for (std::uint64_t x = first; x < last; ++x)
-            sums[x - first] += line[x];
+            sums[(y % 2) * columns + (x - first)] += line[x];
         }
-        std::vector<float> means(last - first);
-        for (std::size_t k = 0; k < means.size(); ++k)
-          means[k] = static_cast<float>(sums[k] / height);
+        std::vector<float> means(2 * columns);
+        for (std::size_t k = 0; k < columns; ++k) {
+          means[k] = static_cast<float>(sums[k] / ((height + 1) / 2));
+          means[columns + k] = static_cast<float>(sums[columns + k] / (height / 2));
+        }
         for (std::uint32_t y = 0; y < height; ++y) {
           float* line = pattern + std::size_t{y} * width;
+          const float* row_means = means.data() + (y % 2) * columns;
           for (std::uint64_t x = first; x < last; ++x) {
-            const float v = line[x] - means[x - first];
+            const float v = line[x] - row_means[x - first];
             line[x] = v;
             squares[x - first] += double{v} * v;
           }

@@ -24,11 +24,14 @@ inline constexpr std::uint32_t correlation_parts = 64;
 const device::KernelDefinition& residual_kernel();
 
 // prnu_zero_mean_rows(width, height, pattern), one work-group of reduction_group threads per row:
-// subtracts each row's mean (in place).
+// subtracts from each row's even and odd columns their own mean (in place): with the columns'
+// step, every row and column of each of the colour filter's four 2x2 sub-lattices is zero-mean,
+// as in the NFI's extraction. Width and height at least 2.
 const device::KernelDefinition& zero_mean_rows_kernel();
 
-// prnu_zero_mean_columns(width, height, pattern, energy), one thread per column: subtracts each
-// column's mean (in place) and writes the column's sum of squares afterwards to energy[x].
+// prnu_zero_mean_columns(width, height, pattern, energy), one thread per column: subtracts from
+// each column's even and odd rows their own mean (in place) and writes the column's sum of
+// squares afterwards to energy[x].
 const device::KernelDefinition& zero_mean_columns_kernel();
 
 // prnu_inverse_norm(width, energy), one thread: energy[width] = 1 / sqrt(sum of energy[0, width)),

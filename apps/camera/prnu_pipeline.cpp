@@ -72,7 +72,8 @@ device::Event extract_pattern(allpairs::DeviceContext& context, ImageShape shape
                  {KernelArg::value(width), KernelArg::value(height), spectrum, power, energy});
   fft->inverse(compute, {*spectrum.buffer, spectrum.byte_offset},
                {*pattern.buffer, pattern.byte_offset});
-  // Unit norm of the filtered pattern (its columns stay zero-mean: recomputing their energies).
+  // Unit norm of the filtered pattern, its columns made zero-mean again on each sub-lattice (the
+  // filter keeps them so for even heights; for odd ones it moves their means a little).
   context.launch(zero_mean_columns_kernel(), LaunchGeometry{Dim3{width}},
                  {KernelArg::value(width), KernelArg::value(height), pattern, energy});
   context.launch(inverse_norm_kernel(), LaunchGeometry{Dim3{1}, Dim3{1}, 1},
