@@ -19,7 +19,7 @@ HeldItems::HeldItems(const std::vector<ItemIndex>& sorted_items) {
 
 std::string HeldItems::encode() const {
   std::string bytes(ranges_.size() * sizeof(Range), '\0');
-  std::memcpy(bytes.data(), ranges_.data(), bytes.size());
+  if (!bytes.empty()) std::memcpy(bytes.data(), ranges_.data(), bytes.size());
   return bytes;
 }
 
@@ -29,7 +29,7 @@ HeldItems HeldItems::decode(const std::string& bytes) {
     throw Error("held items: " + std::to_string(bytes.size()) + " bytes are not whole ranges");
   HeldItems held;
   held.ranges_.resize(bytes.size() / range_bytes);
-  std::memcpy(held.ranges_.data(), bytes.data(), bytes.size());
+  if (!bytes.empty()) std::memcpy(held.ranges_.data(), bytes.data(), bytes.size());
   return held;
 }
 

@@ -82,14 +82,19 @@ Event CpuQueue::copy_to_device(const DeviceBuffer& destination, std::uint64_t of
                                std::span<const Event> after) {
   check_range(destination, offset, bytes, "copy to device");
   unsigned char* target = bytes_of(destination) + offset;
-  return host_.submit(after, [=] { std::memcpy(target, source, bytes); });
+  // An empty copy may come with null pointers, which memcpy must not see.
+  return host_.submit(after, [=] {
+    if (bytes != 0) std::memcpy(target, source, bytes);
+  });
 }
 
 Event CpuQueue::copy_to_host(void* destination, const DeviceBuffer& source, std::uint64_t offset,
                              std::uint64_t bytes, std::span<const Event> after) {
   check_range(source, offset, bytes, "copy to host");
   const unsigned char* origin = bytes_of(source) + offset;
-  return host_.submit(after, [=] { std::memcpy(destination, origin, bytes); });
+  return host_.submit(after, [=] {
+    if (bytes != 0) std::memcpy(destination, origin, bytes);
+  });
 }
 
 Event CpuQueue::copy_on_device(const DeviceBuffer& destination, std::uint64_t destination_offset,
@@ -99,7 +104,9 @@ Event CpuQueue::copy_on_device(const DeviceBuffer& destination, std::uint64_t de
   check_range(source, source_offset, bytes, "copy on device");
   unsigned char* target = bytes_of(destination) + destination_offset;
   const unsigned char* origin = bytes_of(source) + source_offset;
-  return host_.submit(after, [=] { std::memmove(target, origin, bytes); });
+  return host_.submit(after, [=] {
+    if (bytes != 0) std::memmove(target, origin, bytes);
+  });
 }
 
 Event CpuQueue::copy_rect_on_device(const DeviceBuffer& destination, const BufferRect& to,
