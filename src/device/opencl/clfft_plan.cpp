@@ -5,6 +5,8 @@
 #include <array>
 #include <atomic>
 #include <cstdlib>
+#include <mutex>
+#include <set>
 #include <vector>
 
 #include "cl_error.hpp"
@@ -43,9 +45,33 @@ std::string clfft_status_name(clfftStatus status) {
 
 namespace {
 
-// Set when the process begins to exit: clFFT's own static objects go then, so plans that static
-// objects (a device kept until exit) still hold are left to the operating system.
+// Set when the process begins to exit: clFFT's own static objects go then.
 std::atomic<bool> exiting{false};
+
+// The live plans and whether clFFT is set up. Never destroyed: the exit handler reads it after
+// static objects constructed later are gone.
+struct Registry {
+  std::mutex lock;
+  std::set<ClfftPlan*> plans;
+  bool set_up = false;
+};
+Registry& registry() {
+  static auto* const made = new Registry;
+  return *made;
+}
+
+// Runs at exit before clFFT's static objects are destroyed (registered after clFFT built them):
+// plans that objects kept until exit (a static device) still hold are destroyed and clFFT torn
+// down now, while it can; their owners' destructors then find nothing left to do.
+void release_at_exit() {
+  Registry& r = registry();
+  std::lock_guard guard(r.lock);
+  for (ClfftPlan* plan : r.plans)
+    plan->release();
+  if (r.set_up) clfftTeardown();
+  r.set_up = false;
+  exiting = true;
+}
 
 }  // namespace
 
@@ -53,15 +79,22 @@ std::atomic<bool> exiting{false};
 // (clFFT warns on stderr when a process ends without the teardown).
 struct ClfftPlan::Library {
   Library() {
+    Registry& r = registry();
     clfftSetupData setup;
     status = clfftInitSetupData(&setup);
     if (status == CLFFT_SUCCESS) status = clfftSetup(&setup);
-    // Registered after clFFT built its statics, so it runs before they are destroyed.
-    static const bool registered = [] { return std::atexit([] { exiting = true; }) == 0; }();
+    {
+      std::lock_guard guard(r.lock);
+      r.set_up = status == CLFFT_SUCCESS;
+    }
+    static const bool registered = std::atexit(release_at_exit) == 0;
     (void)registered;
   }
   ~Library() {
-    if (status == CLFFT_SUCCESS && !exiting) clfftTeardown();
+    Registry& r = registry();
+    std::lock_guard guard(r.lock);
+    if (r.set_up && !exiting) clfftTeardown();
+    r.set_up = false;
   }
   Library(const Library&) = delete;
   Library& operator=(const Library&) = delete;
@@ -129,16 +162,28 @@ ClfftPlan::ClfftPlan(const FftShape& shape, OpenClDevice& device)
     make(forward_, has_forward_, true);
     make(inverse_, has_inverse_, false);
   } catch (...) {
-    if (has_forward_) clfftDestroyPlan(&forward_);
-    if (has_inverse_) clfftDestroyPlan(&inverse_);
+    release();
     throw;
   }
+  Registry& r = registry();
+  std::lock_guard guard(r.lock);
+  r.plans.insert(this);
 }
 
 ClfftPlan::~ClfftPlan() {
-  if (exiting) return;
+  Registry& r = registry();
+  {
+    std::lock_guard guard(r.lock);
+    r.plans.erase(this);
+  }
+  if (!exiting) release();
+}
+
+void ClfftPlan::release() {
+  std::lock_guard guard(lock_);
   if (has_forward_) clfftDestroyPlan(&forward_);
   if (has_inverse_) clfftDestroyPlan(&inverse_);
+  has_forward_ = has_inverse_ = false;
 }
 
 Event ClfftPlan::run(clfftPlanHandle plan, clfftDirection direction, const char* name, Queue& queue,
@@ -150,6 +195,10 @@ Event ClfftPlan::run(clfftPlanHandle plan, clfftDirection direction, const char*
                                   *device_.label(), name, shape().describe()));
   }
   std::lock_guard guard(lock_);
+  if (!has_forward_ || !has_inverse_) {
+    throw DeviceError(fmt::format("opencl {}: {} FFT of {}: the plan was released (at exit)",
+                                  *device_.label(), name, shape().describe()));
+  }
   // A scratch buffer per transform: clFFT's own would be shared by queues running at once.
   std::size_t scratch_bytes = 0;
   check(clfftGetTmpBufSize(plan, &scratch_bytes), "sizing the scratch buffer");

@@ -23,6 +23,8 @@ class ClfftPlan final : public FftPlan {
                 std::span<const Event> after) override;
   Event inverse(Queue& queue, FftArray spectrum, FftArray real,
                 std::span<const Event> after) override;
+  // Destroys its clFFT plans now (at exit, while clFFT still can); it runs no transform after.
+  void release();
 
  private:
   Event run(clfftPlanHandle plan, clfftDirection direction, const char* name, Queue& queue,
