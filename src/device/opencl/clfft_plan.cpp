@@ -60,6 +60,15 @@ Registry& registry() {
   return *made;
 }
 
+// Held around every call into clFFT that plans, runs or destroys: clFFT takes its own locks in
+// one order when baking a plan and in the other when deleting one (a deadlock between threads
+// doing both at once), so Strata never lets two calls overlap. Taken after a plan's lock_ and the
+// registry's lock, never before them.
+std::mutex& clfft_calls() {
+  static auto* const made = new std::mutex;
+  return *made;
+}
+
 // Runs at exit before clFFT's static objects are destroyed (registered after clFFT built them):
 // plans that objects kept until exit (a static device) still hold are destroyed and clFFT torn
 // down now, while it can; their owners' destructors then find nothing left to do.
@@ -68,6 +77,7 @@ void release_at_exit() {
   std::lock_guard guard(r.lock);
   for (ClfftPlan* plan : r.plans)
     plan->release();
+  std::lock_guard calls(clfft_calls());
   if (r.set_up) clfftTeardown();
   r.set_up = false;
   exiting = true;
@@ -81,8 +91,11 @@ struct ClfftPlan::Library {
   Library() {
     Registry& r = registry();
     clfftSetupData setup;
-    status = clfftInitSetupData(&setup);
-    if (status == CLFFT_SUCCESS) status = clfftSetup(&setup);
+    {
+      std::lock_guard calls(clfft_calls());
+      status = clfftInitSetupData(&setup);
+      if (status == CLFFT_SUCCESS) status = clfftSetup(&setup);
+    }
     {
       std::lock_guard guard(r.lock);
       r.set_up = status == CLFFT_SUCCESS;
@@ -93,6 +106,7 @@ struct ClfftPlan::Library {
   ~Library() {
     Registry& r = registry();
     std::lock_guard guard(r.lock);
+    std::lock_guard calls(clfft_calls());
     if (r.set_up && !exiting) clfftTeardown();
     r.set_up = false;
   }
@@ -159,6 +173,7 @@ ClfftPlan::ClfftPlan(const FftShape& shape, OpenClDevice& device)
     check(clfftBakePlan(plan, 1, &queue, nullptr, nullptr), "baking the plan");
   };
   try {
+    std::lock_guard calls(clfft_calls());
     make(forward_, has_forward_, true);
     make(inverse_, has_inverse_, false);
   } catch (...) {
@@ -181,6 +196,7 @@ ClfftPlan::~ClfftPlan() {
 
 void ClfftPlan::release() {
   std::lock_guard guard(lock_);
+  std::lock_guard calls(clfft_calls());
   if (has_forward_) clfftDestroyPlan(&forward_);
   if (has_inverse_) clfftDestroyPlan(&inverse_);
   has_forward_ = has_inverse_ = false;
@@ -201,7 +217,10 @@ Event ClfftPlan::run(clfftPlanHandle plan, clfftDirection direction, const char*
   }
   // A scratch buffer per transform: clFFT's own would be shared by queues running at once.
   std::size_t scratch_bytes = 0;
-  check(clfftGetTmpBufSize(plan, &scratch_bytes), "sizing the scratch buffer");
+  {
+    std::lock_guard calls(clfft_calls());
+    check(clfftGetTmpBufSize(plan, &scratch_bytes), "sizing the scratch buffer");
+  }
   cl_mem scratch = nullptr;
   if (scratch_bytes > 0) {
     cl_int status = CL_SUCCESS;
@@ -248,6 +267,7 @@ Event ClfftPlan::run(clfftPlanHandle plan, clfftDirection direction, const char*
     Event done = native->enqueue_native(
         operation.c_str(), after,
         [&](cl_command_queue commands, cl_uint count, const cl_event* list, cl_event* event) {
+          std::lock_guard calls(clfft_calls());
           return static_cast<cl_int>(clfftEnqueueTransform(plan, direction, 1, &commands, count,
                                                            list, event, &input, &output, scratch));
         });
