@@ -117,40 +117,32 @@ void reference_wiener(std::vector<double>& p, std::uint32_t width, std::uint32_t
     p[i] = back[i].real() / n;
 }
 
+// Subtracts from each of `lines` lines of `length` values (value i of line l at
+// p[l * line_step + i * value_step]) the mean of its values of each parity of i: with rows, then
+// columns, every row and column of each colour-filter 2x2 sub-lattice becomes zero-mean.
+void zero_mean_by_parity(std::vector<double>& p, std::uint32_t lines, std::uint32_t length,
+                         std::size_t line_step, std::size_t value_step) {
+  for (std::uint32_t l = 0; l < lines; ++l)
+    for (std::uint32_t parity = 0; parity < 2; ++parity) {
+      double sum = 0.0, count = 0.0;
+      for (std::uint32_t i = parity; i < length; i += 2, ++count)
+        sum += p[l * line_step + i * value_step];
+      for (std::uint32_t i = parity; i < length; i += 2)
+        p[l * line_step + i * value_step] -= sum / count;
+    }
+}
+
 // Residual, zero-mean rows and columns of each colour-filter sub-lattice, Wiener filter, unit
 // norm.
 std::vector<double> reference_pattern(const Image& image, std::uint32_t width,
                                       std::uint32_t height) {
   std::vector<double> p = reference_residual(image, width, height, residual_noise_variance);
-  // Zero-mean rows, then columns, of each 2x2 sub-lattice: per row (column), each parity of
-  // column (row) apart.
-  for (std::uint32_t y = 0; y < height; ++y)
-    for (std::uint32_t parity = 0; parity < 2; ++parity) {
-      double sum = 0.0, count = 0.0;
-      for (std::uint32_t x = parity; x < width; x += 2, ++count)
-        sum += p[y * width + x];
-      for (std::uint32_t x = parity; x < width; x += 2)
-        p[y * width + x] -= sum / count;
-    }
-  for (std::uint32_t x = 0; x < width; ++x)
-    for (std::uint32_t parity = 0; parity < 2; ++parity) {
-      double sum = 0.0, count = 0.0;
-      for (std::uint32_t y = parity; y < height; y += 2, ++count)
-        sum += p[y * width + x];
-      for (std::uint32_t y = parity; y < height; y += 2)
-        p[y * width + x] -= sum / count;
-    }
+  zero_mean_by_parity(p, height, width, width, 1);  // rows
+  zero_mean_by_parity(p, width, height, 1, width);  // columns
   reference_wiener(p, width, height);
   // The pipeline makes the columns of each sub-lattice zero-mean again after the filter (exact
   // already for even heights; for odd ones the filter moves their means a little).
-  for (std::uint32_t x = 0; x < width; ++x)
-    for (std::uint32_t parity = 0; parity < 2; ++parity) {
-      double sum = 0.0, count = 0.0;
-      for (std::uint32_t y = parity; y < height; y += 2, ++count)
-        sum += p[y * width + x];
-      for (std::uint32_t y = parity; y < height; y += 2)
-        p[y * width + x] -= sum / count;
-    }
+  zero_mean_by_parity(p, width, height, 1, width);
   double squares = 0.0;
   for (const double v : p)
     squares += v * v;
