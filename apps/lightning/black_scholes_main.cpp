@@ -99,17 +99,27 @@ bool check(const Outcome& got, const lightning::Prices& expected,
   double worst = 0;  // the largest error as a fraction of its tolerance
   double worst_absolute = 0;
   std::uint64_t outside = 0;
-  const auto compare = [&](float value, double reference, double spot) {
+  // Where the failures lie: the first and last option outside, and the first's values.
+  std::uint64_t first_outside = 0, last_outside = 0;
+  float first_got = 0;
+  double first_expected = 0;
+  const auto compare = [&](std::size_t i, float value, double reference, double spot) {
     const double error = std::fabs(static_cast<double>(value) - reference);
     const double tolerance = relative * std::fabs(reference) + of_spot * spot;
     worst = std::max(worst, error / tolerance);
     worst_absolute = std::max(worst_absolute, error);
-    outside += error <= tolerance ? 0 : 1;  // a NaN fails too
+    if (error <= tolerance) return;  // a NaN fails
+    if (outside++ == 0) {
+      first_outside = i;
+      first_got = value;
+      first_expected = reference;
+    }
+    last_outside = i;
   };
   for (std::size_t i = 0; i < expected.call.size(); ++i) {
     const double spot = data.spot[i];
-    compare(got.call[i], expected.call[i], spot);
-    compare(got.put[i], expected.put[i], spot);
+    compare(i, got.call[i], expected.call[i], spot);
+    compare(i, got.put[i], expected.put[i], spot);
   }
   const bool passed = outside == 0 && std::isfinite(worst);
   std::printf(
@@ -118,6 +128,12 @@ bool check(const Outcome& got, const lightning::Prices& expected,
       "largest error %.3g, %.2g of its tolerance)\n",
       passed ? "passed" : "FAILED", static_cast<unsigned long long>(outside),
       expected.call.size() * 2, worst_absolute, worst);
+  if (outside != 0) {
+    std::printf("outside: options %llu to %llu; option %llu priced %.6g, expected %.6g\n",
+                static_cast<unsigned long long>(first_outside),
+                static_cast<unsigned long long>(last_outside),
+                static_cast<unsigned long long>(first_outside), first_got, first_expected);
+  }
   return passed;
 }
 
