@@ -30,7 +30,11 @@ struct GenerateOptions {
   int quality = 92;          // JPEG quality, 1-100
   bool color = true;         // RGB photos (the application reads their luminance) or greyscale
   float prnu_sigma = 0.02f;  // strength of the sensor fingerprints (standard deviation of K)
-  unsigned threads = 0;      // generator threads; 0: one per core
+  // The model's 8x8-periodic offsets shared by every camera (grey levels, standard deviation;
+  // 0: none): a non-unique artefact the Wiener filter must remove (it can on photos of about a
+  // megapixel and more; on small photos part of it survives).
+  float grid_sigma = 0.0f;
+  unsigned threads = 0;  // generator threads; 0: one per core
 };
 
 // Writes the photos (photo_0000.jpg, ...) and truth.csv into `dir` (created if needed); the

@@ -11,7 +11,7 @@ namespace strata::apps::camera {
 namespace {
 
 constexpr double threshold_pce = 60.0;
-// Fewest negative scores the null distribution's spread is estimated from.
+// Fewest scores below the centre the null distribution's spread is estimated from.
 constexpr std::size_t smallest_null_sample = 16;
 
 // Union-find over item indices, with path halving.
@@ -47,25 +47,57 @@ double pairs_of(double n) {
 
 }  // namespace
 
+namespace {
+
+// The lower median of `values` (the smaller middle value of an even count); 0 when empty.
+float lower_median(std::vector<float> values) {
+  if (values.empty()) return 0.0f;
+  const auto middle = values.begin() + static_cast<std::ptrdiff_t>((values.size() - 1) / 2);
+  std::nth_element(values.begin(), middle, values.end());
+  return *middle;
+}
+
+}  // namespace
+
 MatchThreshold match_threshold(std::uint64_t pixels, std::span<const float> scores) {
   MatchThreshold threshold;
   threshold.white_sigma = static_cast<float>(1.0 / std::sqrt(static_cast<double>(pixels)));
-  double squares = 0.0;
-  for (const float score : scores) {
-    if (score >= 0.0f) continue;
-    squares += double{score} * score;
-    ++threshold.negative_scores;
-  }
-  threshold.null_sigma = threshold.white_sigma;
-  if (threshold.negative_scores >= smallest_null_sample)
-    threshold.null_sigma = std::max(
-        threshold.white_sigma,
-        static_cast<float>(std::sqrt(squares / static_cast<double>(threshold.negative_scores))));
+  const double cap = std::sqrt(threshold_pce);
   threshold.pairs = std::max<std::size_t>(scores.size(), 1);
   threshold.sigmas = static_cast<float>(std::min(
-      std::sqrt(threshold_pce),
-      normal_quantile_above(false_match_probability / static_cast<double>(threshold.pairs))));
-  threshold.ncc = threshold.sigmas * threshold.null_sigma;
+      cap, normal_quantile_above(false_match_probability / static_cast<double>(threshold.pairs))));
+  // The spread of the scores below `centre` about it.
+  const auto measure = [&](float centre) {
+    threshold.centre = centre;
+    double squares = 0.0;
+    threshold.below_centre = 0;
+    for (const float score : scores) {
+      if (score >= centre) continue;
+      const double distance = double{score} - centre;
+      squares += distance * distance;
+      ++threshold.below_centre;
+    }
+    threshold.null_sigma = threshold.white_sigma;
+    if (threshold.below_centre >= smallest_null_sample)
+      threshold.null_sigma = std::max(
+          threshold.white_sigma,
+          static_cast<float>(std::sqrt(squares / static_cast<double>(threshold.below_centre))));
+    threshold.ncc = threshold.centre + threshold.sigmas * threshold.null_sigma;
+  };
+  const auto centre_of = [&](std::vector<float> values) {
+    return std::clamp(lower_median(std::move(values)), 0.0f,
+                      static_cast<float>(cap) * threshold.white_sigma);
+  };
+  // Clipping: the centre of the scores the last threshold leaves as unrelated, until it stays.
+  measure(centre_of(std::vector<float>(scores.begin(), scores.end())));
+  for (int round = 0; round < 16; ++round) {
+    std::vector<float> unrelated;
+    for (const float score : scores)
+      if (score <= threshold.ncc) unrelated.push_back(score);
+    const float centre = centre_of(std::move(unrelated));
+    if (centre == threshold.centre) break;
+    measure(centre);
+  }
   return threshold;
 }
 

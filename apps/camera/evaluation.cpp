@@ -120,10 +120,11 @@ Evaluation evaluate_scores(const std::filesystem::path& dir, std::span<const Sco
         different_spread.low, different_spread.high, different_spread.median,
         different_spread.low / sigma, different_spread.high / sigma);
   s += fmt::format(
-      "  threshold NCC {:.4f}: {:.2f} sigma of unrelated patterns (a false match in fewer than 1 "
-      "in {:.0f} runs of {} pairs; sigma {:.5f} from {} negative scores; {:.5f} if white)\n",
-      threshold.ncc, threshold.sigmas, 1.0 / false_match_probability, threshold.pairs,
-      threshold.null_sigma, threshold.negative_scores, threshold.white_sigma);
+      "  threshold NCC {:.4f}: {:.2f} sigma of unrelated patterns above their centre {:.4f} (a "
+      "false match in fewer than 1 in {:.0f} runs of {} pairs; sigma {:.5f} from {} scores below "
+      "the centre; {:.5f} if white)\n",
+      threshold.ncc, threshold.sigmas, threshold.centre, 1.0 / false_match_probability,
+      threshold.pairs, threshold.null_sigma, threshold.below_centre, threshold.white_sigma);
   s += fmt::format(
       "  {} groups found; pairwise precision {:.3f}, recall {:.3f}, adjusted Rand index {:.3f}\n",
       agreement.found_groups, agreement.pair_precision, agreement.pair_recall,

@@ -21,7 +21,13 @@ namespace strata::apps::camera {
 namespace {
 
 // Stream ids of the generator's random streams (with the seed): one purpose each.
-enum Stream : std::uint64_t { assignment = 1, fingerprint = 2, model_pattern = 3, photo = 4 };
+enum Stream : std::uint64_t {
+  assignment = 1,
+  fingerprint = 2,
+  model_pattern = 3,
+  photo = 4,
+  model_grid = 5
+};
 
 void check(const GenerateOptions& options) {
   const auto refuse = [](const std::string& why) { throw Error("camera generator: " + why); };
@@ -37,6 +43,8 @@ void check(const GenerateOptions& options) {
     refuse(fmt::format("quality = {}: between 1 and 100", options.quality));
   if (!(options.prnu_sigma >= 0.0f && options.prnu_sigma < 0.5f))
     refuse(fmt::format("prnu_sigma = {}: between 0 and 0.5", options.prnu_sigma));
+  if (!(options.grid_sigma >= 0.0f && options.grid_sigma <= 64.0f))
+    refuse(fmt::format("grid_sigma = {}: between 0 and 64 grey levels", options.grid_sigma));
 }
 
 // Runs body(0 .. count-1) on `threads` threads; rethrows the first failure.
@@ -128,10 +136,15 @@ void generate(const std::filesystem::path& dir, const GenerateOptions& options) 
   refuse_foreign_photos(dir, std::set<std::string>(names.begin(), names.end()));
   std::filesystem::create_directories(dir);
 
-  const SensorSettings settings{.prnu_sigma = options.prnu_sigma};
+  const SensorSettings settings{.prnu_sigma = options.prnu_sigma,
+                                .grid_pattern_sigma = options.grid_sigma};
   RandomStream pattern_random(options.seed, {model_pattern});
-  const LinearPattern pattern = draw_linear_pattern(options.width, options.height,
-                                                    settings.linear_pattern_sigma, pattern_random);
+  LinearPattern pattern = draw_linear_pattern(options.width, options.height,
+                                              settings.linear_pattern_sigma, pattern_random);
+  if (settings.grid_pattern_sigma > 0.0f) {
+    RandomStream grid_random(options.seed, {model_grid});
+    pattern.grid = draw_grid_pattern(settings.grid_pattern_sigma, grid_random);
+  }
   std::vector<Sensor> sensors(options.cameras);
   parallel_for(sensors.size(), threads, [&](std::size_t c) {
     RandomStream random(options.seed, {fingerprint, c});

@@ -134,11 +134,12 @@ Outputs write_outputs(const std::filesystem::path& dir, const std::filesystem::p
   }
   outputs.summary = fmt::format(
       "camera: {} photos in {} groups (a photo joins a group when its NCC with one of its photos "
-      "exceeds {:.4f}: {:.2f} sigma of unrelated patterns, sigma {:.5f}, for a false match in "
-      "fewer than 1 in {:.0f} runs of {} pairs); the scores have no PCE column: this "
-      "application computes the NCC only",
+      "exceeds {:.4f}: {:.2f} sigma of unrelated patterns above their centre {:.4f}, sigma "
+      "{:.5f}, for a false match in fewer than 1 in {:.0f} runs of {} pairs); the scores have no "
+      "PCE column: this application computes the NCC only",
       grouped, grouping.groups, grouping.threshold.ncc, grouping.threshold.sigmas,
-      grouping.threshold.null_sigma, 1.0 / false_match_probability, grouping.threshold.pairs);
+      grouping.threshold.centre, grouping.threshold.null_sigma, 1.0 / false_match_probability,
+      grouping.threshold.pairs);
   if (grouped < n)
     outputs.summary += fmt::format("; {} photos without results (skipped)", n - grouped);
   return outputs;

@@ -60,20 +60,25 @@ TEST(CameraClustering, AdjustedRandIndexOfAWorkedExample) {
   EXPECT_DOUBLE_EQ(agreement.pair_recall, 2.0 / 6.0);
 }
 
-TEST(CameraClustering, ThresholdIsBonferroniOverThePairsOfTheNullSpreadFromNegativeScores) {
+TEST(CameraClustering, ThresholdIsBonferroniOverThePairsOfTheNullSpreadBelowTheCentre) {
   constexpr std::uint64_t pixels = 10000;  // white sigma 0.01
-  // Too few negative scores: the white-noise spread; 3 pairs: P(Z > z) = 1e-3 / 3, z = 3.40.
+  // Too few scores below the centre: the white-noise spread; 3 pairs: P(Z > z) = 1e-3 / 3,
+  // z = 3.40. The median of all (0.2, a match) is capped at 7.75 white sigmas; the threshold
+  // that gives leaves -0.05 alone below it, whose median is below 0: the centre is 0.
   const std::vector<float> few = {-0.05f, 0.3f, 0.2f};
   auto threshold = match_threshold(pixels, few);
   EXPECT_FLOAT_EQ(threshold.null_sigma, 0.01f);
   EXPECT_EQ(threshold.pairs, 3u);
   EXPECT_NEAR(threshold.sigmas, 3.40, 0.01);
+  EXPECT_FLOAT_EQ(threshold.centre, 0.0f);
   EXPECT_FLOAT_EQ(threshold.ncc, threshold.sigmas * 0.01f);
-  // 20 negative scores with root mean square 0.02 (positives do not count); 21 pairs: z = 3.90.
+  // 20 scores at -0.02 and a match: the median is negative, the centre 0; the 20 below it have a
+  // root mean square of 0.02 (21 pairs: z = 3.90).
   std::vector<float> wide(20, -0.02f);
   wide.push_back(0.5f);
   threshold = match_threshold(pixels, wide);
-  EXPECT_EQ(threshold.negative_scores, 20u);
+  EXPECT_FLOAT_EQ(threshold.centre, 0.0f);
+  EXPECT_EQ(threshold.below_centre, 20u);
   EXPECT_FLOAT_EQ(threshold.null_sigma, 0.02f);
   EXPECT_NEAR(threshold.sigmas, 3.90, 0.01);
   EXPECT_FLOAT_EQ(threshold.ncc, threshold.sigmas * 0.02f);
@@ -84,6 +89,27 @@ TEST(CameraClustering, ThresholdIsBonferroniOverThePairsOfTheNullSpreadFromNegat
   const std::vector<float> many(2'000'000, 0.0f);
   EXPECT_NEAR(match_threshold(pixels, many).sigmas, 6.0, 0.2);
   EXPECT_LE(match_threshold(pixels, many).sigmas, std::sqrt(60.0f));
+}
+
+// Unrelated scores moved above zero by an artefact the cameras share: the threshold moves with
+// them (centred on zero it would join every photo), and the spread is measured about them.
+TEST(CameraClustering, TheThresholdFollowsUnrelatedScoresThatAreNotCentredOnZero) {
+  constexpr std::uint64_t pixels = 10000;  // white sigma 0.01
+  std::vector<float> scores;
+  for (int i = 0; i < 40; ++i)  // unrelated: 0.03 +- 0.01, alternately
+    scores.push_back(i % 2 == 0 ? 0.02f : 0.04f);
+  for (int i = 0; i < 10; ++i)  // matches
+    scores.push_back(0.5f);
+  const auto threshold = match_threshold(pixels, scores);
+  // The lower median of all 50 is 0.04; the threshold it gives leaves the 40 unrelated scores
+  // below it, whose lower median, 0.02, is the centre; none below it: the white spread.
+  EXPECT_FLOAT_EQ(threshold.centre, 0.02f);
+  EXPECT_EQ(threshold.below_centre, 0u);
+  EXPECT_FLOAT_EQ(threshold.null_sigma, 0.01f);
+  EXPECT_GT(threshold.ncc, 0.04f) << "above every unrelated score";
+  EXPECT_LT(threshold.ncc, 0.5f);
+  const std::vector<float> centred_on_zero(scores.size(), 0.0f);
+  EXPECT_GT(threshold.ncc, match_threshold(pixels, centred_on_zero).ncc);
 }
 
 }  // namespace
