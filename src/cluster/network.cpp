@@ -120,16 +120,15 @@ void Network::stop() {
 }
 
 void Network::on(MessageKind kind, MessageHandler handler) {
-  std::vector<std::pair<int, std::vector<std::byte>>> held;
-  {
-    std::lock_guard guard(handlers_lock_);
-    handlers_[kind] = std::move(handler);
-    if (auto it = held_.find(kind); it != held_.end()) {
-      held = std::move(it->second);
-      held_.erase(it);
-    }
-  }
-  // Messages that came before the handler: deliver them now, in their order, on this thread.
+  // The lock stays held until the messages that came before the handler are delivered (in their
+  // order, on this thread): one arriving meanwhile waits for them instead of overtaking them, as
+  // the network thread delivers under the same lock. Plans must run in the order they were sent.
+  std::lock_guard guard(handlers_lock_);
+  handlers_[kind] = std::move(handler);
+  auto it = held_.find(kind);
+  if (it == held_.end()) return;
+  std::vector<std::pair<int, std::vector<std::byte>>> held = std::move(it->second);
+  held_.erase(it);
   for (auto& [source, payload] : held)
     deliver(source, kind, payload);
 }

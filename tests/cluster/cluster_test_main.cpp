@@ -10,6 +10,7 @@
 namespace strata::cluster::testing {
 Driver* the_driver = nullptr;
 runtime::Runtime* the_runtime = nullptr;
+Network* the_network = nullptr;
 }  // namespace strata::cluster::testing
 
 int main(int argc, char** argv) {
@@ -22,6 +23,7 @@ int main(int argc, char** argv) {
   strata::cluster::Program& program = node.program();
   strata::cluster::testing::define_operations(program);
   strata::cluster::testing::the_runtime = &program.runtime();
+  strata::cluster::testing::the_network = &program.network();
   int tests = 0;
   const int status = program.run([&](strata::cluster::Driver& driver) {
     strata::cluster::testing::the_driver = &driver;

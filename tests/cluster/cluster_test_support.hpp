@@ -12,6 +12,7 @@ namespace strata::cluster::testing {
 
 extern Driver* the_driver;
 extern runtime::Runtime* the_runtime;  // this rank's (the driver's) runtime
+extern Network* the_network;           // this rank's (the driver's) network
 
 // Arguments of the "mix" operation: the first chunk is written (or updated), the rest read.
 struct MixArgs {
