@@ -72,7 +72,8 @@ class Network {
   int size() const { return size_; }
 
   // Registers (or replaces) the handler of `kind`; messages that arrived before it are delivered
-  // to it then. Once on() returns, a replaced handler is not running and never runs again.
+  // to it then, before any that arrives meanwhile (each sender's messages keep their order).
+  // Once on() returns, a replaced handler is not running and never runs again.
   void on(MessageKind kind, MessageHandler handler);
   // Sends a control message (to this rank too); from any thread, never blocks.
   void post(int destination, MessageKind kind, std::vector<std::byte> payload);
