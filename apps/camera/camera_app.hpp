@@ -77,8 +77,8 @@ Grouping group_photos(std::size_t photos, std::uint64_t pixels, std::span<const 
 
 // Writes the answer of a run beside its results file (results.bin -> results.*): the groups of
 // photos that share a camera (.groups.csv: photo,group, groups numbered from 1), every pair's
-// score (.scores.csv: photo_a,photo_b,ncc) and the score matrix ordered by group (.scores.png).
-// Needs no truth.
+// scores (.scores.csv: photo_a,photo_b,ncc,pce) and the score matrix ordered by group
+// (.scores.png). Needs no truth.
 Outputs write_outputs(const std::filesystem::path& dir, const std::filesystem::path& results,
                       std::optional<ImageShape> crop = {});
 

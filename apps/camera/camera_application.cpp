@@ -140,8 +140,16 @@ std::uint64_t CameraApplication::item_bytes(allpairs::ItemIndex /*item*/,
   return slot_bytes();
 }
 
+std::uint64_t CameraApplication::slot_bytes() const {
+  return PatternLayout::of(shape_).bytes;
+}
+
 std::uint64_t CameraApplication::comparison_bytes() const {
-  return std::uint64_t{correlation_parts} * sizeof(float);
+  return ComparisonLayout::of(shape_).bytes;
+}
+
+std::uint64_t CameraApplication::comparison_result_bytes() const {
+  return ComparisonLayout::of(shape_).result_bytes;
 }
 
 device::Event CameraApplication::preprocess(allpairs::DeviceContext& context,
@@ -158,14 +166,15 @@ device::Event CameraApplication::compare(allpairs::DeviceContext& context,
                                          allpairs::ItemIndex /*right*/,
                                          const memory::ChunkView& right_item,
                                          const memory::ChunkView& comparison) const {
-  return correlate(context, shape_.pixels(), left_item.argument(device::ElementType::f32),
-                   right_item.argument(device::ElementType::f32),
-                   comparison.argument(device::ElementType::f32));
+  return compare_patterns(context, shape_, left_item.argument(device::ElementType::f32),
+                          right_item.argument(device::ElementType::f32),
+                          comparison.argument(device::ElementType::f32));
 }
 
 Result CameraApplication::postprocess(allpairs::ItemIndex /*left*/, allpairs::ItemIndex /*right*/,
                                       std::span<const std::byte> comparison) const {
-  return Result{ncc_from_parts(comparison)};
+  return Result{ncc_from_parts(comparison),
+                pce_from_peak_energy(comparison.subspan(correlation_parts * sizeof(float)))};
 }
 
 }  // namespace strata::apps::camera

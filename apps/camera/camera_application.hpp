@@ -1,7 +1,8 @@
 #pragma once
 // The common-source camera identification application (rocket paper §5.1) on the all-pairs
 // interface: photos (JPEG) are decoded to luminance on the CPU, their PRNU patterns extracted on
-// a device, and every pair's patterns compared by normalized cross-correlation on a device.
+// a device, and every pair's patterns compared on a device by normalized cross-correlation and
+// by peak-to-correlation energy.
 
 #include <filesystem>
 #include <optional>
@@ -15,9 +16,11 @@
 namespace strata::apps::camera {
 
 // One pair's result: the normalized cross-correlation of the two photos' PRNU patterns (near 0
-// for different cameras, clearly positive for the same camera).
+// for different cameras, clearly positive for the same camera) and the peak-to-correlation
+// energy of their cross-correlation surface (small for different cameras, large for the same).
 struct Result {
   float ncc = 0.0f;
+  float pce = 0.0f;
 };
 
 // The application over one data directory.
@@ -38,8 +41,9 @@ class CameraApplication final : public allpairs::Application<Result> {
   std::vector<std::byte> parse(allpairs::ItemIndex item,
                                std::span<const std::byte> file) const override;
   std::uint64_t item_bytes(allpairs::ItemIndex item, std::uint64_t parsed_bytes) const override;
-  std::uint64_t slot_bytes() const override { return shape_.pixels() * sizeof(float); }
+  std::uint64_t slot_bytes() const override;
   std::uint64_t comparison_bytes() const override;
+  std::uint64_t comparison_result_bytes() const override;
 
   device::Event preprocess(allpairs::DeviceContext& context, allpairs::ItemIndex item,
                            const memory::ChunkView& parsed,

@@ -1,5 +1,5 @@
 // write_outputs(): the answer of a run for the analyst — which photos share a camera, every
-// pair's score, and a picture of the score matrix ordered by group.
+// pair's scores (NCC and PCE), and a picture of the score matrix ordered by group.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -76,12 +76,14 @@ Outputs write_outputs(const std::filesystem::path& dir, const std::filesystem::p
   write_text_file(groups_file, text);
   outputs.files.push_back({groups_file, "photos grouped by camera (CSV: photo,group)"});
 
-  text = "photo_a,photo_b,ncc\n";
-  for (const ScoredPair& pair : pairs)
-    text += fmt::format("{},{},{:.6f}\n", name(pair.left), name(pair.right), pair.ncc);
+  text = "photo_a,photo_b,ncc,pce\n";
+  for (const auto& record : records)
+    text += fmt::format("{},{},{:.6f},{:.6g}\n", name(record.left), name(record.right),
+                        record.value.ncc, record.value.pce);
   const auto scores_file = output_path(results, ".scores.csv");
   write_text_file(scores_file, text);
-  outputs.files.push_back({scores_file, "the score of every pair (CSV: photo_a,photo_b,ncc)"});
+  outputs.files.push_back(
+      {scores_file, "the NCC and PCE of every pair (CSV: photo_a,photo_b,ncc,pce)"});
 
   // The score matrix, photos ordered by group (then by name), the colour scale from NCC 0 to
   // the highest score of two different photos; white lines between groups.
@@ -135,8 +137,7 @@ Outputs write_outputs(const std::filesystem::path& dir, const std::filesystem::p
   outputs.summary = fmt::format(
       "camera: {} photos in {} groups (a photo joins a group when its NCC with one of its photos "
       "exceeds {:.4f}: {:.2f} sigma of unrelated patterns above their centre {:.4f}, sigma "
-      "{:.5f}, for a false match in fewer than 1 in {:.0f} runs of {} pairs); the scores have no "
-      "PCE column: this application computes the NCC only",
+      "{:.5f}, for a false match in fewer than 1 in {:.0f} runs of {} pairs)",
       grouped, grouping.groups, grouping.threshold.ncc, grouping.threshold.sigmas,
       grouping.threshold.centre, grouping.threshold.null_sigma, 1.0 / false_match_probability,
       grouping.threshold.pairs);

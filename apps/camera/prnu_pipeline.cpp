@@ -4,6 +4,7 @@
 #include <cstring>
 #include <memory>
 
+#include "camera/pce_kernels.hpp"
 #include "camera/prnu_kernels.hpp"
 #include "camera/wiener_kernels.hpp"
 #include "strata/device/device.hpp"
@@ -37,6 +38,24 @@ ExtractionScratch ExtractionScratch::of(ImageShape shape) {
   scratch.bytes = std::max<std::uint64_t>(shape.pixels() * sizeof(float),
                                           scratch.energy + (shape.width + 1) * sizeof(float));
   return scratch;
+}
+
+PatternLayout PatternLayout::of(ImageShape shape) {
+  const device::FftShape fft{shape.height, shape.width, 1};
+  PatternLayout layout;
+  layout.spectrum = aligned(fft.real_bytes());
+  layout.bytes = layout.spectrum + fft.spectrum_bytes();
+  return layout;
+}
+
+ComparisonLayout ComparisonLayout::of(ImageShape shape) {
+  const device::FftShape fft{shape.height, shape.width, 1};
+  ComparisonLayout layout;
+  layout.result_bytes = std::uint64_t{correlation_parts + peak_energy_values} * sizeof(float);
+  layout.cross_spectrum = aligned(layout.result_bytes);
+  layout.surface = layout.cross_spectrum + aligned(fft.spectrum_bytes());
+  layout.bytes = layout.surface + fft.real_bytes();
+  return layout;
 }
 
 device::Event extract_pattern(allpairs::DeviceContext& context, ImageShape shape,
@@ -78,8 +97,11 @@ device::Event extract_pattern(allpairs::DeviceContext& context, ImageShape shape
                  {KernelArg::value(width), KernelArg::value(height), pattern, energy});
   context.launch(inverse_norm_kernel(), LaunchGeometry{Dim3{1}, Dim3{1}, 1},
                  {KernelArg::value(width), energy});
-  return context.launch(scale_kernel(), LaunchGeometry{Dim3{count}},
-                        {KernelArg::value(count), KernelArg::value(width), pattern, energy});
+  context.launch(scale_kernel(), LaunchGeometry{Dim3{count}},
+                 {KernelArg::value(count), KernelArg::value(width), pattern, energy});
+  // The final pattern's half spectrum, for the cross-correlation surfaces of its comparisons.
+  return fft->forward(compute, {*pattern.buffer, pattern.byte_offset},
+                      {*pattern.buffer, pattern.byte_offset + PatternLayout::of(shape).spectrum});
 }
 
 device::Event correlate(allpairs::DeviceContext& context, std::uint64_t values,
@@ -90,14 +112,49 @@ device::Event correlate(allpairs::DeviceContext& context, std::uint64_t values,
                         {KernelArg::value(static_cast<std::uint32_t>(values)), left, right, parts});
 }
 
+device::Event compare_patterns(allpairs::DeviceContext& context, ImageShape shape,
+                               const KernelArg& left, const KernelArg& right,
+                               const KernelArg& comparison) {
+  const PatternLayout item = PatternLayout::of(shape);
+  const ComparisonLayout layout = ComparisonLayout::of(shape);
+  const KernelArg cross = at(comparison, layout.cross_spectrum);
+  const KernelArg surface = at(comparison, layout.surface);
+  const device::FftShape fft_shape{shape.height, shape.width, 1};
+  const auto complex_values = static_cast<std::uint32_t>(fft_shape.spectrum_bytes() / 8);
+  correlate(context, shape.pixels(), left, right, comparison);
+  context.launch(
+      cross_spectrum_kernel(), LaunchGeometry{Dim3{complex_values}},
+      {KernelArg::value(complex_values), at(left, item.spectrum), at(right, item.spectrum), cross});
+  device::Device& device = context.device();
+  device.plan_fft(fft_shape)->inverse(device.queue(device::QueueKind::compute),
+                                      {*cross.buffer, cross.byte_offset},
+                                      {*surface.buffer, surface.byte_offset});
+  return context.launch(peak_energy_kernel(),
+                        LaunchGeometry{Dim3{reduction_group}, Dim3{reduction_group}, 1},
+                        {KernelArg::value(shape.width), KernelArg::value(shape.height), surface,
+                         comparison, KernelArg::value(correlation_parts)});
+}
+
 float ncc_from_parts(std::span<const std::byte> parts) {
   double sum = 0.0;
+  parts = parts.first(std::min<std::size_t>(parts.size(), correlation_parts * sizeof(float)));
   for (std::size_t offset = 0; offset + sizeof(float) <= parts.size(); offset += sizeof(float)) {
     float part = 0.0f;
     std::memcpy(&part, parts.data() + offset, sizeof part);
     sum += part;
   }
   return static_cast<float>(sum);
+}
+
+float pce_from_peak_energy(std::span<const std::byte> values) {
+  float peak = 0.0f, energy = 0.0f;
+  std::uint32_t count = 0;
+  std::memcpy(&peak, values.data(), sizeof peak);
+  std::memcpy(&energy, values.data() + 2 * sizeof(float), sizeof energy);
+  std::memcpy(&count, values.data() + 3 * sizeof(float), sizeof count);
+  if (count == 0 || !(energy > 0.0f)) return 0.0f;
+  const double signed_square = (peak < 0.0f ? -1.0 : 1.0) * double{peak} * peak;
+  return static_cast<float>(signed_square / (double{energy} / count));
 }
 
 }  // namespace strata::apps::camera

@@ -1,6 +1,7 @@
 #pragma once
 // The PRNU kernels launched in order on a device: pattern extraction (the application's
-// preprocess) and correlation (its compare), and the NCC from the correlation's partial sums.
+// preprocess) and comparison (its compare: correlation and cross-correlation surface), and the
+// NCC and PCE from what the comparison leaves at the start of its buffer.
 
 #include <cstddef>
 #include <cstdint>
@@ -34,11 +35,32 @@ struct ExtractionScratch {
   static ExtractionScratch of(ImageShape shape);
 };
 
+// An extracted item: the pattern (float, width * height) at its start, then its half spectrum
+// (height x (width / 2 + 1) complex floats) at a multiple of 4 KiB.
+struct PatternLayout {
+  std::uint64_t spectrum = 0;  // byte offset
+  std::uint64_t bytes = 0;
+  static PatternLayout of(ImageShape shape);
+};
+
+// A comparison's buffer: the result part copied back to the host (the correlation's
+// correlation_parts partial sums, then prnu_peak_energy's peak_energy_values), then scratch at
+// multiples of 4 KiB: the cross spectrum and the cross-correlation surface (float, width *
+// height).
+struct ComparisonLayout {
+  std::uint64_t result_bytes = 0;
+  std::uint64_t cross_spectrum = 0;  // byte offsets
+  std::uint64_t surface = 0;
+  std::uint64_t bytes = 0;
+  static ComparisonLayout of(ImageShape shape);
+};
+
 // Extracts the PRNU pattern of `image` (float luminance of `shape` at its start, in a buffer of
 // ExtractionScratch::of(shape).bytes; used as scratch, its contents are lost) into `pattern`
-// (float, same size): residual, zero-mean rows, zero-mean columns, the Wiener filter in the
-// Fourier domain (wiener_kernels.hpp, FFTs through the device's library), unit norm. Returns
-// the event of the last kernel.
+// (a buffer of PatternLayout::of(shape).bytes): residual, zero-mean rows, zero-mean columns, the
+// Wiener filter in the Fourier domain (wiener_kernels.hpp, FFTs through the device's library),
+// unit norm; then the final pattern's half spectrum after it. Returns the event of the last
+// operation.
 device::Event extract_pattern(allpairs::DeviceContext& context, ImageShape shape,
                               const device::KernelArg& image, const device::KernelArg& pattern);
 
@@ -48,8 +70,19 @@ device::Event correlate(allpairs::DeviceContext& context, std::uint64_t values,
                         const device::KernelArg& left, const device::KernelArg& right,
                         const device::KernelArg& parts);
 
+// Compares two extracted items (PatternLayout) into `comparison` (ComparisonLayout): the
+// correlation's partial sums, then the cross-correlation surface's peak and energy
+// (pce_kernels.hpp). Returns the event of the last kernel.
+device::Event compare_patterns(allpairs::DeviceContext& context, ImageShape shape,
+                               const device::KernelArg& left, const device::KernelArg& right,
+                               const device::KernelArg& comparison);
+
 // The normalized cross-correlation of two extracted (zero-mean, unit-norm) patterns from the
-// correlation's partial sums (correlation_parts floats, as bytes).
+// correlation's partial sums (the first correlation_parts floats of `parts`, as bytes).
 float ncc_from_parts(std::span<const std::byte> parts);
+
+// The peak-to-correlation energy from prnu_peak_energy's values (peak_energy_values floats, as
+// bytes): sign(peak) * peak^2 / (energy / count); 0 when nothing was summed or the energy is 0.
+float pce_from_peak_energy(std::span<const std::byte> values);
 
 }  // namespace strata::apps::camera

@@ -82,6 +82,7 @@ RankEngine::RankEngine(const ApplicationBase& application, const EngineOptions& 
       skipped_items_(application.item_count()) {
   if (options_.output.empty()) throw Error("all-pairs run of " + app_.name() + ": no output file");
   if (options_.jobs_per_device == 0) throw Error("jobs_per_device must be at least 1");
+  check_comparison_sizes(app_);
   choose_devices(node);
   calibrate();
   for (device::Device* device : devices_) {
@@ -317,7 +318,7 @@ void RankEngine::submit_job(unsigned device, ItemIndex left, ItemIndex right) {
   DeviceStage& stage = *stages_[device];
   // The comparison's result comes back to the host on the device's download queue, right after
   // the kernel: no staging of its own.
-  auto comparison = std::make_shared<std::vector<std::byte>>(app_.comparison_bytes());
+  auto comparison = std::make_shared<std::vector<std::byte>>(app_.comparison_result_bytes());
 
   const runtime::TaskHandle compare = runtime_.submit(
       runtime::TaskSpec(fmt::format("compare {} {}", left, right))

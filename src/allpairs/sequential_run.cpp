@@ -81,6 +81,7 @@ std::vector<RawPairResult> run_sequentially(const ApplicationBase& application,
                                             device::Device& device, PairSpace space) {
   if (space.rows_end <= space.rows_begin)
     space = PairSpace::all_pairs(static_cast<ItemIndex>(application.item_count()));
+  check_comparison_sizes(application);
   device::Device* devices[] = {&device};
   memory::MemoryManager memory(options_for(application), devices);
   KernelLauncher launcher(device);
@@ -89,7 +90,7 @@ std::vector<RawPairResult> run_sequentially(const ApplicationBase& application,
     items.push_back(load(application, i, memory, device, launcher));
 
   const ChunkId comparison = memory.create_chunk("comparison", application.comparison_bytes());
-  std::vector<std::byte> comparison_bytes(application.comparison_bytes());
+  std::vector<std::byte> comparison_bytes(application.comparison_result_bytes());
   std::vector<RawPairResult> results;
   for (const auto& [left, right] : PairBlock::whole(space).list(space)) {
     if (!application.wants(left, right)) continue;

@@ -69,7 +69,7 @@ std::vector<AllPairsApp> make_table() {
     return camera::parse_crop(options.crop);
   };
   table.push_back(entry<camera::GenerateOptions>(
-      "camera", "common-source camera identification: PRNU patterns of JPEG photos, NCC",
+      "camera", "common-source camera identification: PRNU patterns of JPEG photos, NCC and PCE",
       camera::generate,
       [crop](const std::filesystem::path& dir, const AllPairsAppOptions& options) {
         return camera::open(dir, crop(options));

@@ -58,8 +58,11 @@ class ApplicationBase {
   virtual std::uint64_t item_bytes(ItemIndex item, std::uint64_t parsed_bytes) const = 0;
   // A typical slot size: converts cache sizes given in slots into bytes.
   virtual std::uint64_t slot_bytes() const = 0;
-  // Size of the device-side result of one comparison.
+  // Size of the device buffer of one comparison, scratch included.
   virtual std::uint64_t comparison_bytes() const = 0;
+  // The leading bytes of the comparison buffer that are copied back to the host and given to
+  // postprocess; comparison_bytes() is the whole device buffer, scratch included.
+  virtual std::uint64_t comparison_result_bytes() const { return comparison_bytes(); }
 
   // Preprocesses on a device: `parsed` (read-write: it may serve as scratch) into `item`.
   // Returns the event of the last operation it enqueued.
@@ -77,11 +80,20 @@ class ApplicationBase {
 
   // Size of one postprocessed result record.
   virtual std::size_t result_bytes() const = 0;
-  // Postprocesses a comparison (host copy of the device result) into a result record.
+  // Postprocesses a comparison (host copy of its comparison_result_bytes()) into a result record.
   virtual void postprocess_bytes(ItemIndex left, ItemIndex right,
                                  std::span<const std::byte> comparison,
                                  std::span<std::byte> result) const = 0;
 };
+
+// Throws when the application's result part is larger than its comparison buffer.
+inline void check_comparison_sizes(const ApplicationBase& application) {
+  if (application.comparison_result_bytes() > application.comparison_bytes())
+    throw Error(application.name() + ": comparison_result_bytes() (" +
+                std::to_string(application.comparison_result_bytes()) +
+                ") exceeds comparison_bytes() (" + std::to_string(application.comparison_bytes()) +
+                ")");
+}
 
 // An application whose result per pair is a `Result` (trivially copyable: it is written to the
 // results file as it is).

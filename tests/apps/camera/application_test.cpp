@@ -47,9 +47,13 @@ TEST(CameraApplication, ItemsAreThePhotosInNameOrder) {
   ASSERT_EQ(application->item_count(), 4u);
   EXPECT_EQ(application->file_of(0), dir.path() / "photo_0000.jpg");
   EXPECT_EQ(application->file_of(3), dir.path() / "photo_0003.jpg");
-  EXPECT_EQ(application->slot_bytes(), 32u * 24u * 4u);
+  // The pattern, then at 4 KiB its half spectrum (24 x 17 complex floats).
+  EXPECT_EQ(application->slot_bytes(), 4096u + 24u * 17u * 8u);
   EXPECT_EQ(application->item_bytes(1, 32u * 24u * 4u), application->slot_bytes());
-  EXPECT_EQ(application->comparison_bytes(), correlation_parts * 4u);
+  // The result part (NCC parts, peak, index, energy, count), then at 4 KiB the cross spectrum
+  // and at 8 KiB the cross-correlation surface.
+  EXPECT_EQ(application->comparison_result_bytes(), (correlation_parts + 4u) * 4u);
+  EXPECT_EQ(application->comparison_bytes(), 8192u + 32u * 24u * 4u);
   EXPECT_EQ(application->result_bytes(), sizeof(Result));
   const auto parsed = application->parse(2, read_bytes(application->file_of(2)));
   // The luminance, then room for the extraction's spectrum, power and column energies.
@@ -93,7 +97,7 @@ TEST(CameraApplication, TheSetsSizeComesFromTheFirstReadablePhoto) {
   generate(dir.path(), tiny());
   write_bytes(dir.path() / "photo_0000.jpg", std::as_bytes(std::span("broken", 6)));
   const auto application = open(dir.path());
-  EXPECT_EQ(application->slot_bytes(), 32u * 24u * 4u);
+  EXPECT_EQ(application->slot_bytes(), PatternLayout::of({32u, 24u}).bytes);
   // ... and a set with no readable photo at all is refused, naming the directory.
   for (std::size_t i = 1; i < 4; ++i)
     write_bytes(application->file_of(static_cast<allpairs::ItemIndex>(i)),

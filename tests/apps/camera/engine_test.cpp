@@ -64,6 +64,8 @@ TEST_P(CameraEngine, TheResultsFileRecoversTheCamerasAndEqualsTheDirectComputati
     std::memcpy(&expected, direct[i].result.data(), sizeof expected);
     EXPECT_NEAR(results[i].value.ncc, expected.ncc, 1e-6)
         << results[i].left << "," << results[i].right;
+    EXPECT_NEAR(results[i].value.pce, expected.pce, 1e-4 * std::abs(expected.pce))
+        << results[i].left << "," << results[i].right;
   }
 }
 
@@ -193,11 +195,11 @@ TEST(CameraEngineOutputs, TheGroupsAreTheCamerasAndTheScoresTheResults) {
     for (const auto& [b, group_b] : rows)
       EXPECT_EQ(group_a == group_b, camera_of.at(a) == camera_of.at(b)) << a << " " << b;
 
-  // Scores: one line per pair, the results file's NCC.
+  // Scores: one line per pair, the results file's NCC and PCE.
   const auto results = allpairs::read_results<Result>(output);
   std::ifstream scores(outputs.files[1].path);
   ASSERT_TRUE(std::getline(scores, line));
-  EXPECT_EQ(line, "photo_a,photo_b,ncc");
+  EXPECT_EQ(line, "photo_a,photo_b,ncc,pce");
   std::size_t count = 0;
   while (std::getline(scores, line)) {
     ASSERT_LT(count, results.size());
@@ -205,7 +207,12 @@ TEST(CameraEngineOutputs, TheGroupsAreTheCamerasAndTheScoresTheResults) {
     const std::string prefix = application->file_of(result.left).filename().string() + "," +
                                application->file_of(result.right).filename().string() + ",";
     ASSERT_EQ(line.substr(0, prefix.size()), prefix);
-    EXPECT_NEAR(std::stod(line.substr(prefix.size())), result.value.ncc, 1e-6);
+    const std::string values = line.substr(prefix.size());
+    const auto comma = values.find(',');
+    ASSERT_NE(comma, std::string::npos) << line;
+    EXPECT_NEAR(std::stod(values.substr(0, comma)), result.value.ncc, 1e-6);
+    EXPECT_NEAR(std::stod(values.substr(comma + 1)), result.value.pce,
+                1e-5 * std::abs(result.value.pce));
   }
   EXPECT_EQ(count, 66u);
 

@@ -60,6 +60,11 @@ std::vector<double> reference_residual(const Image& image, std::uint32_t width,
   return residual;
 }
 
+// Floats of an extracted item's buffer: the pattern and its half spectrum.
+std::size_t item_floats(std::uint32_t width, std::uint32_t height) {
+  return PatternLayout::of({width, height}).bytes / sizeof(float);
+}
+
 // The image followed by the extraction's scratch room (what parse() gives).
 Image with_scratch(Image image, std::uint32_t width, std::uint32_t height) {
   image.resize(ExtractionScratch::of({width, height}).bytes / sizeof(float), 0.0f);
@@ -159,7 +164,7 @@ TEST_P(PrnuKernels, ResidualIsTheLocalWienerFilterResidual) {
   const Image image = test_image(width, height, 3);
   KernelHarness harness(device);
   const auto in = harness.upload(image);
-  const auto out = harness.zeros(image.size());
+  const auto out = harness.zeros(item_floats(width, height));
   harness.context().launch(
       residual_kernel(), LaunchGeometry{Dim3{width, height}, Dim3{0, 0, 0}, 2},
       {KernelArg::value(width), KernelArg::value(height), KernelArg::value(residual_noise_variance),
@@ -181,7 +186,7 @@ TEST_P(PrnuKernels, ExtractedPatternIsZeroMeanUnitNormAndMatchesTheReference) {
   const Image image = test_image(width, height, 5);
   KernelHarness harness(device);
   const auto scratch = harness.upload(with_scratch(image, width, height));
-  const auto out = harness.zeros(image.size());
+  const auto out = harness.zeros(item_floats(width, height));
   extract_pattern(harness.context(), ImageShape{width, height}, KernelArg::array<float>(scratch),
                   KernelArg::array<float>(out))
       .wait();
@@ -277,7 +282,7 @@ TEST_P(PrnuKernels, AFlatImageGivesAZeroPatternNotNaN) {
   const Image image(std::size_t{width} * height, 77.0f);
   KernelHarness harness(device);
   const auto scratch = harness.upload(with_scratch(image, width, height));
-  const auto out = harness.upload(Image(image.size(), 1.0f));
+  const auto out = harness.upload(Image(item_floats(width, height), 1.0f));
   extract_pattern(harness.context(), ImageShape{width, height}, KernelArg::array<float>(scratch),
                   KernelArg::array<float>(out))
       .wait();
@@ -308,7 +313,7 @@ TEST_P(PrnuKernels, TheWienerFilterRemovesAPeriodicArtefactCamerasShare) {
             static_cast<float>(120.0 + 3.0 * random.normal() + 4.0 * grid_x[x % 8] * grid_y[y % 8]);
     KernelHarness harness(device);
     const auto scratch = harness.upload(with_scratch(image, width, height));
-    const auto out = harness.zeros(image.size());
+    const auto out = harness.zeros(item_floats(width, height));
     extract_pattern(harness.context(), ImageShape{width, height}, KernelArg::array<float>(scratch),
                     KernelArg::array<float>(out))
         .wait();
@@ -378,7 +383,7 @@ TEST_P(PrnuKernels, APatternCorrelatesWithItselfAtOne) {
   constexpr std::uint32_t width = 64, height = 48;
   KernelHarness harness(device);
   const auto scratch = harness.upload(with_scratch(test_image(width, height, 9), width, height));
-  const auto pattern = harness.zeros(std::size_t{width} * height);
+  const auto pattern = harness.zeros(item_floats(width, height));
   const auto parts = harness.zeros(correlation_parts);
   extract_pattern(harness.context(), ImageShape{width, height}, KernelArg::array<float>(scratch),
                   KernelArg::array<float>(pattern));

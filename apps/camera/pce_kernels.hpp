@@ -1,0 +1,31 @@
+#pragma once
+// The kernels of the peak-to-correlation energy (PCE) of two PRNU patterns, as in Van Werkhoven
+// et al.'s NFI application: the circular cross-correlation surface of the patterns (from their
+// half spectra: height x (width / 2 + 1) complex values, interleaved re, im), its peak, and the
+// energy of the surface away from the peak. PCE = sign(peak) * peak^2 / (energy / count).
+
+#include <cstdint>
+
+#include "strata/device/kernel.hpp"
+
+namespace strata::apps::camera {
+
+// Side of the square around the peak (circular: wrapping around the edges) left out of the
+// energy.
+inline constexpr std::uint32_t peak_neighbourhood = 11;
+// Values prnu_peak_energy writes: the peak, its index (uint32 bits), the energy and the count
+// of values summed (uint32 bits).
+inline constexpr std::uint32_t peak_energy_values = 4;
+
+// prnu_cross_spectrum(count, left, right, product), one thread per complex value:
+// product = left * conj(right) over `count` complex values; its inverse FFT is the surface
+// c[k] = n * sum_i left_pattern[i + k] * right_pattern[i] (indices circular, n = width * height).
+const device::KernelDefinition& cross_spectrum_kernel();
+
+// prnu_peak_energy(width, height, surface, result, at), one work-group of reduction_group
+// threads: result[at] = the surface's largest value, result[at + 1] = its index (y * width + x;
+// the first on ties), result[at + 2] = the sum of squares of the values outside the
+// peak_neighbourhood square centred on the peak, result[at + 3] = how many values that is.
+const device::KernelDefinition& peak_energy_kernel();
+
+}  // namespace strata::apps::camera

@@ -1,0 +1,178 @@
+// The PCE kernels against double-precision references, on every backend (CPU; OpenCL where an
+// ICD offers a device, e.g. PoCL): the cross-correlation surface of two extracted patterns
+// against a direct (O(n^2)) circular cross-correlation, and the peak and energy of a surface
+// whose peak's neighbourhood wraps around the corner.
+#include "camera/pce_kernels.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <set>
+#include <vector>
+
+#include "camera/prnu_kernels.hpp"
+#include "camera/prnu_pipeline.hpp"
+#include "camera/random_stream.hpp"
+#include "test_support.hpp"
+
+namespace strata::apps::camera {
+namespace {
+
+using device::Dim3;
+using device::KernelArg;
+using device::LaunchGeometry;
+using testing::KernelHarness;
+
+using Image = std::vector<float>;
+
+// What prnu_peak_energy writes, and the PCE from it.
+struct PeakEnergy {
+  double peak = 0;
+  std::uint32_t index = 0;
+  double energy = 0;
+  std::uint32_t count = 0;
+  double pce() const { return (peak < 0 ? -1 : 1) * peak * peak / (energy / count); }
+};
+
+PeakEnergy read_peak_energy(const std::vector<float>& values, std::size_t at) {
+  PeakEnergy result;
+  result.peak = values[at];
+  std::memcpy(&result.index, &values[at + 1], sizeof result.index);
+  result.energy = values[at + 2];
+  std::memcpy(&result.count, &values[at + 3], sizeof result.count);
+  return result;
+}
+
+// The reference: the largest value, and the squares summed over every index but those of the
+// 11 x 11 offsets around it, taken modulo the sides.
+PeakEnergy reference_peak_energy(const std::vector<double>& surface, std::uint32_t width,
+                                 std::uint32_t height) {
+  PeakEnergy result;
+  result.index = static_cast<std::uint32_t>(std::max_element(surface.begin(), surface.end()) -
+                                            surface.begin());
+  result.peak = surface[result.index];
+  const std::int64_t px = result.index % width, py = result.index / width;
+  const std::int64_t radius = peak_neighbourhood / 2;
+  std::set<std::size_t> near;
+  for (std::int64_t dy = -radius; dy <= radius; ++dy)
+    for (std::int64_t dx = -radius; dx <= radius; ++dx)
+      near.insert(static_cast<std::size_t>(((py + dy) % height + height) % height * width +
+                                           ((px + dx) % width + width) % width));
+  for (std::size_t i = 0; i < surface.size(); ++i)
+    if (!near.contains(i)) {
+      result.energy += surface[i] * surface[i];
+      ++result.count;
+    }
+  return result;
+}
+
+// Noise images: the right one the left one circularly shifted by (shift_x, shift_y) plus
+// independent noise, so their patterns correlate best at that shift.
+std::pair<Image, Image> shifted_pair(std::uint32_t width, std::uint32_t height,
+                                     std::uint32_t shift_x, std::uint32_t shift_y) {
+  RandomStream random(11, {});
+  Image left(std::size_t{width} * height), right(left.size());
+  for (float& v : left)
+    v = static_cast<float>(100.0 + 3.0 * random.normal());
+  for (std::uint32_t y = 0; y < height; ++y)
+    for (std::uint32_t x = 0; x < width; ++x)
+      right[std::size_t{(y + shift_y) % height} * width + (x + shift_x) % width] =
+          static_cast<float>(left[std::size_t{y} * width + x] + 2.0 * random.normal());
+  return {left, right};
+}
+
+class PceKernels : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(PceKernels, TheSurfacesPeakAndEnergyMatchADirectCrossCorrelation) {
+  CAMERA_REQUIRE_DEVICE(device);
+  constexpr std::uint32_t width = 24, height = 16;
+  const ImageShape shape{width, height};
+  // The right image shifted by (2, -3): the surface peaks at (-2, 3), its neighbourhood wrapping
+  // around both sides.
+  const auto [left_image, right_image] = shifted_pair(width, height, 2, height - 3);
+  KernelHarness harness(device);
+  std::vector<Image> patterns;
+  std::vector<device::DeviceBuffer> items;
+  for (const Image* image : {&left_image, &right_image}) {
+    Image room = *image;
+    room.resize(ExtractionScratch::of(shape).bytes / sizeof(float), 0.0f);
+    const auto scratch = harness.upload(room);
+    items.push_back(harness.zeros(PatternLayout::of(shape).bytes / sizeof(float)));
+    extract_pattern(harness.context(), shape, KernelArg::array<float>(scratch),
+                    KernelArg::array<float>(items.back()))
+        .wait();
+    patterns.push_back(harness.download(items.back(), shape.pixels()));
+  }
+  const ComparisonLayout layout = ComparisonLayout::of(shape);
+  const auto comparison = harness.upload(Image(layout.bytes / sizeof(float), -1.0f));
+  compare_patterns(harness.context(), shape, KernelArg::array<float>(items[0]),
+                   KernelArg::array<float>(items[1]), KernelArg::array<float>(comparison))
+      .wait();
+  const std::vector<float> result =
+      harness.download(comparison, layout.result_bytes / sizeof(float));
+
+  // c[k] = sum_i left[i + k] * right[i], circular in both directions.
+  std::vector<double> surface(shape.pixels());
+  for (std::uint32_t ky = 0; ky < height; ++ky)
+    for (std::uint32_t kx = 0; kx < width; ++kx)
+      for (std::uint32_t y = 0; y < height; ++y)
+        for (std::uint32_t x = 0; x < width; ++x)
+          surface[ky * width + kx] +=
+              double{patterns[0][(y + ky) % height * width + (x + kx) % width]} *
+              patterns[1][y * width + x];
+  const PeakEnergy expected = reference_peak_energy(surface, width, height);
+  ASSERT_EQ(expected.index, 3 * width + width - 2) << "the shift the data was made with";
+  // The device surface is the FFT's, unnormalised: n times c. The PCE does not depend on it.
+  const double n = double(shape.pixels());
+  const PeakEnergy got = read_peak_energy(result, correlation_parts);
+  EXPECT_EQ(got.index, expected.index);
+  EXPECT_NEAR(got.peak / n, expected.peak, 1e-5);
+  EXPECT_EQ(got.count, shape.pixels() - peak_neighbourhood * peak_neighbourhood);
+  EXPECT_EQ(got.count, expected.count);
+  EXPECT_NEAR(got.energy / (n * n), expected.energy, 1e-5 * expected.energy);
+  EXPECT_NEAR(got.pce(), expected.pce(), 1e-4 * expected.pce());
+  const auto bytes = std::as_bytes(std::span(result));
+  EXPECT_NEAR(pce_from_peak_energy(bytes.subspan(correlation_parts * sizeof(float))),
+              expected.pce(), 1e-4 * expected.pce());
+  // The NCC parts before them: the surface at the origin.
+  EXPECT_NEAR(ncc_from_parts(bytes), surface[0], 1e-5);
+}
+
+TEST_P(PceKernels, PeakEnergyLeavesOutTheNeighbourhoodAcrossTheCorner) {
+  CAMERA_REQUIRE_DEVICE(device);
+  // Wider than a work-group, the peak in the last column of the first row.
+  for (const auto& [width, height] : {std::pair{24u, 16u}, std::pair{300u, 20u}}) {
+    RandomStream random(width, {});
+    std::vector<double> surface(std::size_t{width} * height);
+    for (double& v : surface)
+      v = random.normal();
+    surface[width - 1] = 40.0;
+    const Image values(surface.begin(), surface.end());
+    std::vector<double> rounded(values.begin(), values.end());
+    const PeakEnergy expected = reference_peak_energy(rounded, width, height);
+    KernelHarness harness(device);
+    const auto in = harness.upload(values);
+    const auto out = harness.upload(Image(3 + peak_energy_values, -1.0f));
+    harness.context()
+        .launch(peak_energy_kernel(),
+                LaunchGeometry{Dim3{reduction_group}, Dim3{reduction_group}, 1},
+                {KernelArg::value(width), KernelArg::value(height), KernelArg::array<float>(in),
+                 KernelArg::array<float>(out), KernelArg::value(3u)})
+        .wait();
+    const std::vector<float> result = harness.download(out, 3 + peak_energy_values);
+    EXPECT_EQ(result[0], -1.0f) << "values before `at` are left alone";
+    const PeakEnergy got = read_peak_energy(result, 3);
+    EXPECT_EQ(got.index, width - 1);
+    EXPECT_EQ(got.peak, 40.0);
+    EXPECT_EQ(got.count, expected.count);
+    EXPECT_NEAR(got.energy, expected.energy, 1e-5 * expected.energy) << width << "x" << height;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, PceKernels, ::testing::Values("cpu", "opencl"),
+                         [](const auto& backend) { return backend.param; });
+
+}  // namespace
+}  // namespace strata::apps::camera
