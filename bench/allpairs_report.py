@@ -13,7 +13,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-runs_path, results, load_before, load_after, wall, busy, command, camera_items = sys.argv[1:]
+runs_path, results, load_before, load_after, wall, busy, command, camera_items = sys.argv[1:9]
+tag, devices_note = (sys.argv[9:11] + ["", ""])[:2]  # result files' suffix; the backends' devices
 runs = [json.loads(line) for line in open(runs_path)]
 
 
@@ -101,6 +102,62 @@ def stealing_report():
     print(f"wrote {results}/allpairs-stealing.md")
 
 
+def backends_report():
+    """Section 5: each application on each backend, one process: pairs/s and efficiency."""
+    table = {}
+    for name, rs in group("backend-").items():
+        _, backend, app = name.split("-")
+        table.setdefault(app, {})[backend] = rs
+    out = {"date": date, "command": command, "machine": machine, "devices": devices_note,
+           "backends": {}}
+    text = ["# All-pairs applications on each backend", "",
+            f"Date: {date} (host `{machine['host']}`)", "",
+            f"- CPU: {machine['cpu']}, {machine['logical_cpus']} logical CPUs; Linux "
+            f"{machine['kernel']}", f"- {devices_note}",
+            f"- load average before: {load_before}; after: {load_after}", "",
+            "```", f"cd {os.getcwd()} && {command}", "```", "",
+            "One process, every item cached, the generated data sets (camera "
+            f"{camera_items} photos); the backends alternate within each repetition. Median over "
+            "the repetitions (min – max). *Efficiency* is the rocket paper's system efficiency "
+            "(§6.1, eq. 5) with the stage means of the run; *calibrated* takes the medians of "
+            "stages timed alone on the idle device before the run (the engine's calibration). "
+            "*vs cpu*: pairs/s over the CPU backend's, same run.", "",
+            "| application | backend | pairs/s | vs cpu | t_preprocess ms | t_compare ms | "
+            "efficiency % | calibrated t_pre / t_cmp ms | calibrated efficiency % |",
+            "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for app in sorted(table):
+        cpu_rate = None
+        if "cpu" in table[app]:
+            cpu_rate = statistics.median([r["pairs_per_second"] for r in table[app]["cpu"]])
+        for backend, rs in sorted(table[app].items()):
+            entry = {k: summary([r[k] for r in rs]) for k in
+                     ("pairs_per_second", "efficiency", "calibrated_efficiency", "seconds")}
+            for stage in ("preprocess", "compare", "calibrated_preprocess", "calibrated_compare"):
+                entry["t_" + stage] = summary([r["stages"][stage]["mean"] for r in rs])
+            rate = entry["pairs_per_second"]["median"]
+            entry["vs_cpu"] = rate / cpu_rate if cpu_rate else None
+            out["backends"].setdefault(app, {})[backend] = entry
+            text.append(
+                f"| {app} | {backend} | {fmt(entry['pairs_per_second'])} | "
+                f"{entry['vs_cpu']:.2f} | " if cpu_rate else
+                f"| {app} | {backend} | {fmt(entry['pairs_per_second'])} | – | ")
+            text[-1] += (f"{fmt(entry['t_preprocess'], 1e3, 3)} | {fmt(entry['t_compare'], 1e3, 3)}"
+                         f" | {fmt(entry['efficiency'], 100)} | "
+                         f"{entry['t_calibrated_preprocess']['median'] * 1e3:.3f} / "
+                         f"{entry['t_calibrated_compare']['median'] * 1e3:.3f} | "
+                         f"{fmt(entry['calibrated_efficiency'], 100)} |")
+    low = [f"{app} on {b} ({e['calibrated_efficiency']['median'] * 100:.1f} %)"
+           for app, bs in out["backends"].items() for b, e in bs.items()
+           if e["calibrated_efficiency"]["median"] < 0.95]
+    text += ["", "Goal ≥ 95 % calibrated efficiency: "
+             + ("met everywhere." if not low else "not met for " + ", ".join(low) + "."), ""]
+    json.dump(out, open(f"{results}/allpairs-backends{tag}.json", "w"), indent=2)
+    open(f"{results}/allpairs-backends{tag}.md", "w").write("\n".join(text) + "\n")
+    print(f"wrote {results}/allpairs-backends{tag}.md")
+
+
+if group("backend-"):
+    backends_report()
 if group("stealing-"):
     stealing_report()
 if not group("efficiency-"):

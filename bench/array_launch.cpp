@@ -187,6 +187,15 @@ void spin(uint3 virtBlockIdx, int n, int iterations, __global float* data) {
   data[i] = x;
 })";
 
+const char* spin_cuda = R"(
+__device__ void spin(dim3 virtBlockIdx, int n, int iterations, strata::Vector<float> data) {
+  const int i = virtBlockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float x = data(i);
+  for (int k = 0; k < iterations; ++k) x = x * 0.999f + 0.001f;
+  data(i) = x;
+})";
+
 // About `iterations` dependent multiply-adds per element: compute-bound, the data stays put.
 ArrayKernel spin_kernel() {
   KernelDefinition definition("spin");
@@ -209,7 +218,8 @@ ArrayKernel spin_kernel() {
           if (slot < block_log.intervals.size()) block_log.intervals[slot] = {begin, now_ns()};
         }
       })
-      .opencl(spin_opencl, KernelStyle::virtual_blocks);
+      .opencl(spin_opencl, KernelStyle::virtual_blocks)
+      .cuda(spin_cuda, KernelStyle::virtual_blocks);
   return ArrayKernel(definition, "global i => readwrite data[i]");
 }
 

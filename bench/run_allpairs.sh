@@ -3,30 +3,33 @@
 #  1. system efficiency against the rocket paper's §6.1 model, one process, for each application;
 #  2. R (loads per item) and efficiency against the cache size (the shape of the paper's Fig. 9);
 #  3. 1, 2 and 4 processes with and without the distributed cache (the shape of Fig. 12);
-#  4. 1, 2 and 4 processes with and without cache-aware stealing (the paper's future work).
-# Writes bench/results/allpairs.{md,json} and allpairs-cache.png, allpairs-scaling.png (1-3), and
-# bench/results/allpairs-stealing.{md,json} (4).
-# Usage: bench/run_allpairs.sh [repetitions, default 3] [sections: all (default) or stealing]
-#        (STRATA_BENCH_BUILD: build dir)
+#  4. 1, 2 and 4 processes with and without cache-aware stealing (the paper's future work);
+#  5. (section backends) each application on each backend, one process: pairs/s and efficiency.
+# Writes bench/results/allpairs.{md,json} and allpairs-cache.png, allpairs-scaling.png (1-3),
+# bench/results/allpairs-stealing.{md,json} (4), bench/results/allpairs-backends.{md,json} (5).
+# Usage: bench/run_allpairs.sh [repetitions, default 3] [sections: all (default), stealing or
+#        backends] [backends for section 5, comma list, default: cpu, opencl where clinfo lists a
+#        device, cuda where nvidia-smi lists a GPU]   (settings: bench/common.sh)
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build=${STRATA_BENCH_BUILD:-$root/build/bench}
+source "$root/bench/common.sh"
 repetitions=${1:-3}
 sections=${2:-all}
-[[ $sections == all || $sections == stealing ]] || { echo "sections: all or stealing" >&2; exit 2; }
+[[ $sections =~ ^(all|stealing|backends)$ ]] || { echo "sections: all, stealing or backends" >&2; exit 2; }
+if [[ -n ${3:-} ]]; then
+  backends=$3
+else
+  backends=cpu
+  clinfo -l 2>/dev/null | grep -q 'Device #' && backends+=,opencl
+  nvidia-smi -L 2>/dev/null | grep -q '^GPU' && backends+=,cuda
+fi
 results=$root/bench/results
 work=$(mktemp -d "${TMPDIR:-/tmp}/strata-allpairs-bench-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$results"
-quiet_wait=${STRATA_BENCH_QUIET_WAIT:-300}
-# STRATA_* variables are the runtime's settings (an unknown one is an error): keep ours out.
-unset STRATA_BENCH_BUILD STRATA_BENCH_QUIET_WAIT
 
-if [[ ! -f $build/build.ninja ]]; then
-  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTRATA_BUILD_TESTS=OFF
-fi
-cmake --build "$build" --target strata_cli -j2
+bench_build strata_cli
 strata=$build/bin/strata
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 STRATA_KERNEL_CACHE_DIR=off
 
@@ -87,7 +90,7 @@ done
 
 # 4. Processes, with and without cache-aware stealing (camera, 16 host slots per process: a thief
 #    that takes a block of items it holds loads fewer). The runs alternate, so load drifts hit both.
-for ((r = 0; r < repetitions; ++r)); do
+[[ $sections != backends ]] && for ((r = 0; r < repetitions; ++r)); do
   for np in 1 2 4; do
     run "stealing-$np-aware-$r" camera "$work/camera" "$np" --host-cache "16 slots"
     run "stealing-$np-largest-$r" camera "$work/camera" "$np" --host-cache "16 slots" \
@@ -95,9 +98,27 @@ for ((r = 0; r < repetitions; ++r)); do
   done
 done
 
+# 5. Backends: each application on each backend's devices, one process, every item cached; the
+#    backends alternate within a repetition.
+devices_note=
+if [[ $sections == backends ]]; then
+  for ((r = 0; r < repetitions; ++r)); do
+    for app in camera phylogeny microscopy; do
+      for backend in ${backends//,/ }; do
+        run "backend-$backend-$app-$r" "$app" "$work/$app" 1 --devices "$backend"
+      done
+    done
+  done
+  devices_note="backends: $backends"
+  gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1 || true)
+  [[ -n $gpu ]] && devices_note+="; GPU: $gpu (driver)"
+  opencl=$(clinfo -l 2>/dev/null | sed -n 's/^ *`-- Device #0: //p' | head -1 || true)
+  [[ -n $opencl ]] && devices_note+="; OpenCL device 0: $opencl"
+fi
+
 wall=$(($(date +%s) - start))
 read -r busy1 _ < <(cpu_busy)
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
-# Debian's python3-matplotlib belongs to /usr/bin/python3 (another python3 may come first).
-/usr/bin/python3 "$root/bench/allpairs_report.py" "$runs" "$results" "$load_before" "$load_after" \
-  "$wall" "$(echo "$busy1 - $busy0" | bc)" "bench/run_allpairs.sh $*" "${items[camera]}"
+"$python" "$root/bench/allpairs_report.py" "$runs" "$results" "$load_before" "$load_after" \
+  "$wall" "$(awk -v a="$busy0" -v b="$busy1" 'BEGIN{print b - a}')" "bench/run_allpairs.sh $*" \
+  "${items[camera]}" "$tag" "$devices_note"

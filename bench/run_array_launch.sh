@@ -1,28 +1,23 @@
 #!/usr/bin/env bash
 # Builds and runs bench_array_launch (issue 16) and writes bench/results/array-launch.{json,md,png}:
 #   1. launch overhead of Arrays::launch vs the same kernel launched directly on the device, on
-#      the CPU device and, where clinfo lists one, the OpenCL device (PoCL), one rank;
+#      the CPU device and, where clinfo lists one, the OpenCL device (PoCL), and where nvidia-smi
+#      lists a GPU, the CUDA device, one rank;
 #   2. planning time per superblock at 1, 100 and 10,000 superblocks per launch, on one rank and
 #      (where mpirun exists) on two.
 # Usage: bench/run_array_launch.sh [planning repetitions, default 7] [launch repetitions, default
 # 21: a repetition of 200 launches takes under a second, and more of them steady the medians on a
-# shared machine]   (STRATA_BENCH_BUILD: build dir; STRATA_BENCH_QUIET_WAIT: seconds to wait for
-# a quiet machine, default 300)
+# shared machine]   (settings: bench/common.sh)
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build=${STRATA_BENCH_BUILD:-$root/build/bench}
-quiet_wait=${STRATA_BENCH_QUIET_WAIT:-300}
-unset STRATA_BENCH_BUILD STRATA_BENCH_QUIET_WAIT
+source "$root/bench/common.sh"
 repetitions=${1:-7}
 launch_repetitions=${2:-21}
 results=$root/bench/results
 mkdir -p "$results"
 
-if [[ ! -f $build/build.ninja ]]; then
-  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTRATA_BUILD_TESTS=OFF
-fi
-cmake --build "$build" --target bench_array_launch -j2
+bench_build bench_array_launch
 
 bin=$build/bin/bench_array_launch
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -32,6 +27,10 @@ if command -v clinfo >/dev/null && clinfo -l 2>/dev/null | grep -q 'Device #'; t
   opencl_note="OpenCL: $(clinfo -l 2>/dev/null | sed -n 's/^Platform #[0-9]*: //p' | head -1)"
 else
   opencl_note="OpenCL: no device listed by clinfo; skipped"
+fi
+if nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+  runs+=("$bin --measure launch --backend cuda --repetitions $launch_repetitions --launches 200")
+  opencl_note+="; CUDA: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1) (driver)"
 fi
 runs+=("$bin --measure planning --backend cpu --repetitions $repetitions")
 if command -v mpirun >/dev/null; then
@@ -55,10 +54,9 @@ for run in "${runs[@]}"; do
   $run >>"$raw"
 done
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
-# Debian's python3-matplotlib belongs to /usr/bin/python3 (another python3 may come first).
-/usr/bin/python3 "$root/bench/array_launch_report.py" --raw "$raw" --prefix "$results/array-launch" \
+"$python" "$root/bench/array_launch_report.py" --raw "$raw" --prefix "$results/array-launch$tag" \
   --load-before "$load_before" --load-after "$load_after" --mpi "$mpi" \
   --opencl "$opencl_note" --script "bench/run_array_launch.sh $repetitions $launch_repetitions" \
   "${commands[@]/#/--command=}"
 rm -f "$raw"
-echo "wrote $results/array-launch.md, .json and .png" >&2
+echo "wrote $results/array-launch$tag.md, .json and .png" >&2

@@ -6,8 +6,7 @@
 # (K-Means and the Correlator have their own sweeps: run_lightning_kmeans.sh and
 # run_lightning_correlator.sh.)
 # Usage: bench/run_lightning_capacity.sh [repetitions, default 3] [capacity MiB, default 16]
-#        [devices, default cpu]   (STRATA_BENCH_BUILD: build dir; STRATA_BENCH_QUIET_WAIT: seconds
-# to wait for a quiet machine, default 300)
+#        [devices, default cpu]   (settings: bench/common.sh)
 # GEMM runs on a quarter of the capacity and N-Body on 1/64 of it: their work grows as n^3 and
 # n^2 while their data grows as n^2 and n, and at the full capacity their sizes beyond it would
 # take minutes a run on a 2-core machine. MD5 keeps no data on the device (a search reads a
@@ -16,10 +15,7 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build=${STRATA_BENCH_BUILD:-$root/build/bench}
-build_env=${STRATA_BENCH_BUILD:+STRATA_BENCH_BUILD=$STRATA_BENCH_BUILD }
-quiet_wait=${STRATA_BENCH_QUIET_WAIT:-300}
-unset STRATA_BENCH_BUILD STRATA_BENCH_QUIET_WAIT
+source "$root/bench/common.sh"
 repetitions=${1:-3}
 capacity_mib=${2:-16}
 devices=${3:-cpu}
@@ -27,10 +23,7 @@ results=$root/bench/results
 mkdir -p "$results"
 
 benchmarks=(black_scholes hotspot gemm spmv nbody md5)
-if [[ ! -f $build/build.ninja ]]; then
-  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTRATA_BUILD_TESTS=OFF
-fi
-cmake --build "$build" --target "${benchmarks[@]/#/lightning_}" -j2
+bench_build "${benchmarks[@]/#/lightning_}"
 
 # The points, one a line: benchmark, size / capacity, capacity in bytes, bytes of device data,
 # chunk, bytes of a chunk, then the program's arguments. The footprints, from each main's arrays:
@@ -43,7 +36,7 @@ cmake --build "$build" --target "${benchmarks[@]/#/lightning_}" -j2
 #   nbody: pos, next (replicated) and vel: 3 x 4 f32 a body (48 B); pos and next must fit whole
 #     (32 B a body), so beyond 1.5x no launch fits.
 #   md5: a 4-byte result; the sizes are 131,072 keys x the factor.
-points=$(/usr/bin/python3 - "$capacity_mib" "$devices" <<'EOF'
+points=$("$python" - "$capacity_mib" "$devices" <<'EOF'
 import math
 import sys
 
@@ -131,9 +124,8 @@ for ((r = 0; r < repetitions; ++r)); do
 done
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 command_line="cd $root && ${build_env}bench/run_lightning_capacity.sh $repetitions $capacity_mib $devices"
-# Debian's python3-matplotlib belongs to /usr/bin/python3 (another python3 may come first).
-/usr/bin/python3 "$root/bench/lightning_capacity_report.py" --raw "$raw" \
-  --prefix "$results/lightning-capacity" --command "$command_line" --devices "$devices" \
+"$python" "$root/bench/lightning_capacity_report.py" --raw "$raw" \
+  --prefix "$results/lightning-capacity$tag" --command "$command_line" --devices "$devices" \
   --load-before "$load_before" --load-after "$load_after" --points "$points"
 rm -f "$raw"
-echo "wrote $results/lightning-capacity.md, .json and .png" >&2
+echo "wrote $results/lightning-capacity$tag.md, .json and .png" >&2

@@ -4,22 +4,16 @@
 # planted matrices, seconds per iteration and the speedup; both runs' labels must be equal.
 # Writes bench/results/lightning-coclustering.{json,md}.
 # Usage: bench/run_lightning_coclustering.sh [repetitions, default 3] [devices, default cpu]
-#        (STRATA_BENCH_BUILD: build dir; STRATA_BENCH_QUIET_WAIT: seconds to wait for a quiet
-#        machine, default 300)
+#        (settings: bench/common.sh)
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build=${STRATA_BENCH_BUILD:-$root/build/bench}
-quiet_wait=${STRATA_BENCH_QUIET_WAIT:-300}
-unset STRATA_BENCH_BUILD STRATA_BENCH_QUIET_WAIT
+source "$root/bench/common.sh"
 repetitions=${1:-3}
 devices=${2:-cpu}
 results=$root/bench/results
 mkdir -p "$results"
-if [[ ! -f $build/build.ninja ]]; then
-  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTRATA_BUILD_TESTS=OFF
-fi
-cmake --build "$build" --target lightning_coclustering -j2
+bench_build lightning_coclustering
 
 source "$root/bench/quiet_machine.sh"
 wait_quiet "$quiet_wait"
@@ -35,14 +29,14 @@ for size in "1000 1000" "2000 2000" "4000 2000"; do
     strata_line=$("$build/bin/lightning_coclustering" --rows "$rows" --cols "$cols" --k $k --l $l \
       --iterations $iterations --chunk $((rows / 4)) --devices "$devices" --no-check --seed $((r + 1)) \
       --save-matrix "$work/m.npy" --labels "$work/labels" | grep '^time ')
-    numpy_line=$(/usr/bin/python3 "$root/bench/lightning_coclustering_numpy.py" "$work/m.npy" \
+    numpy_line=$("$python" "$root/bench/lightning_coclustering_numpy.py" "$work/m.npy" \
       "$work/labels" $k $l $iterations)
     echo "$rows|$cols|$strata_line|$numpy_line" >>"$raw"
   done
   echo "done: ${rows}x${cols}" >&2
 done
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
-/usr/bin/python3 - "$raw" "$results/lightning-coclustering" \
+"$python" - "$raw" "$results/lightning-coclustering$tag" \
   "cd $root && bench/run_lightning_coclustering.sh $repetitions $devices" "$devices" \
   "$load_before" "$load_after" <<'PY'
 import datetime, json, platform, re, statistics, sys
@@ -84,9 +78,10 @@ for r in rows:
     lines.append(f"| {r['rows']}x{r['cols']} | {s['median']:.4f} ({s['min']:.4f} – {s['max']:.4f}) "
                  f"| {n['median']:.4f} ({n['min']:.4f} – {n['max']:.4f}) | {x['median']:.2f}x "
                  f"({x['min']:.2f} – {x['max']:.2f}) | {'yes' if r['labels_equal'] else 'NO'} |")
-lines += ["", "The paper: 4.35x NumPy on one P100 GPU (NumPy on the CPU). No GPU was lent to this "
-          "run; here both run on the same CPU cores."]
+where = ("Strata on the GPU, NumPy on this machine's CPU cores" if "cuda" in devices or
+         "opencl" in devices else "both run on the same CPU cores")
+lines += ["", f"The paper: 4.35x NumPy on one P100 GPU (NumPy on the CPU). Here: {where}."]
 open(prefix + ".md", "w").write("\n".join(lines) + "\n")
 PY
 rm -f "$raw"
-echo "wrote $results/lightning-coclustering.md and .json" >&2
+echo "wrote $results/lightning-coclustering$tag.md and .json" >&2

@@ -4,24 +4,18 @@
 # shape of the lightning paper's Fig. 12), (2) throughput against chunk size at 1.25x capacity
 # (Fig. 10), both against the in-capacity throughput of the same run.
 # Usage: bench/run_lightning_kmeans.sh [repetitions, default 3] [capacity MiB, default 16]
-#        [devices, default cpu]   (STRATA_BENCH_BUILD: build dir; STRATA_BENCH_QUIET_WAIT: seconds
-# to wait for a quiet machine, default 300)
+#        [devices, default cpu]   (settings: bench/common.sh)
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build=${STRATA_BENCH_BUILD:-$root/build/bench}
-quiet_wait=${STRATA_BENCH_QUIET_WAIT:-300}
-unset STRATA_BENCH_BUILD STRATA_BENCH_QUIET_WAIT
+source "$root/bench/common.sh"
 repetitions=${1:-3}
 capacity_mib=${2:-16}
 devices=${3:-cpu}
 results=$root/bench/results
 mkdir -p "$results"
 
-if [[ ! -f $build/build.ninja ]]; then
-  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTRATA_BUILD_TESTS=OFF
-fi
-cmake --build "$build" --target lightning_kmeans -j2
+bench_build lightning_kmeans
 bin=$build/bin/lightning_kmeans
 
 source "$root/bench/quiet_machine.sh"
@@ -52,9 +46,8 @@ for divisor in 512 128 32 16 8 4; do
 done
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 command_line="cd $root && bench/run_lightning_kmeans.sh $repetitions $capacity_mib $devices"
-# Debian's python3-matplotlib belongs to /usr/bin/python3 (another python3 may come first).
-/usr/bin/python3 "$root/bench/lightning_kmeans_report.py" --raw "$raw" \
-  --prefix "$results/lightning-kmeans" --command "$command_line" --capacity "$capacity" \
+"$python" "$root/bench/lightning_kmeans_report.py" --raw "$raw" \
+  --prefix "$results/lightning-kmeans$tag" --command "$command_line" --capacity "$capacity" \
   --devices "$devices" --load-before "$load_before" --load-after "$load_after"
 rm -f "$raw"
-echo "wrote $results/lightning-kmeans.md, .json and .png" >&2
+echo "wrote $results/lightning-kmeans$tag.md, .json and .png" >&2

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# On a machine with a CUDA GPU: the `gpu` tests and the GPU measurements of the arrays and
+# all-pairs issues, from a pack made by bench/pack_gpu.sh on the build machine. Writes into OUT
+# the environment, the tests' log, every section's log, and results.tar.gz: the bench/results
+# files the sections wrote, named NAME-TAG (TAG: the GPU, as h100 or h200).
+# Usage: bench/run_gpu.sh OUT [sections, comma list; default
+#        tests,allpairs,launch,coclustering,pentax,capacity,kmeans]   (STRATA_GPU_PACK: the
+#        pack, default .device)
+set -uo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+out=$(mkdir -p "$1" && cd "$1" && pwd)
+logs=$(mktemp -d)/logs
+mkdir -p "$logs"
+sections=${2:-tests,allpairs,launch,coclustering,pentax,capacity,kmeans}
+pack=$(cd "${STRATA_GPU_PACK:-$root/.device}" && pwd)
+unset STRATA_GPU_PACK
+build=$pack/release
+started=$(date +%s)
+
+export LD_LIBRARY_PATH="$pack/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export PATH="$build/bin:$PATH"
+# OpenCL on the GPU: the ICD loader finds NVIDIA's driver through /etc/OpenCL/vendors (where
+# another platform may be listed already).
+if ! grep -qs nvidia /etc/OpenCL/vendors/*.icd; then
+  icd=$(ldconfig -p | awk '/libnvidia-opencl\.so\.1/{print $NF; exit}')
+  [[ -z $icd ]] && icd=$(find /usr/local/nvidia /usr/lib* -name 'libnvidia-opencl.so.1' 2>/dev/null | head -1)
+  [[ -n $icd ]] && mkdir -p /etc/OpenCL/vendors && echo "$icd" >/etc/OpenCL/vendors/nvidia.icd
+fi
+# The pack's CTest files name the build machine's paths; the programs embed its source tree's.
+{ read -r build_there; read -r root_there; } <"$pack/paths"
+find "$build" \( -name '*.cmake' \) -print0 |
+  xargs -0 sed -i "s#$build_there#$build#g; s#$root_there#$root#g"
+if [[ $root_there != "$root" && ! -e $root_there ]]; then
+  mkdir -p "$(dirname "$root_there")" && ln -s "$root" "$root_there"
+fi
+
+gpu=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | head -1)
+tag=$(awk '{print tolower($2)}' <<<"$gpu" | tr -cd 'a-z0-9')
+tag=${tag:-nogpu}
+{
+  echo "date: $(date -u +%FT%TZ)"
+  echo "GPU: $gpu"
+  echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), $(nproc) logical CPUs"
+  echo "kernel: $(uname -r); CUDA: $(nvcc --version 2>/dev/null | tail -1)"
+  echo "OpenCL ICD: $(cat /etc/OpenCL/vendors/*.icd 2>/dev/null | tr '\n' ' ')"
+  clinfo -l 2>&1 | head -5
+  strata info 2>&1 | head -40
+} >"$logs/environment.txt" 2>&1
+
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PYTHONUNBUFFERED=1
+# The bench scripts' settings (bench/common.sh), given to them alone: strata refuses unknown
+# STRATA_* variables.
+bench=(env STRATA_BENCH_BUILD="$build" STRATA_BENCH_PREBUILT=1 STRATA_BENCH_QUIET_WAIT=0
+  STRATA_BENCH_PYTHON=python3 STRATA_BENCH_TAG="$tag")
+# section NAME SECONDS COMMAND...: runs one section if asked for, at most SECONDS, logged.
+section() {
+  local name=$1 limit=$2
+  shift 2
+  [[ ,$sections, == *,$name,* ]] || return 0
+  echo "=== $name ($(($(date +%s) - started)) s in): $*"
+  timeout --kill-after=10 "$limit" "$@" >"$logs/$name.log" 2>&1
+  echo "=== $name: exit $? after $(($(date +%s) - started)) s"
+  tail -3 "$logs/$name.log"
+}
+
+section tests 140 ctest --test-dir "$build" -L gpu -j4 --timeout 100 --output-on-failure
+section allpairs 90 "${bench[@]}" "$root/bench/run_allpairs.sh" 2 backends
+section launch 50 "${bench[@]}" "$root/bench/run_array_launch.sh" 3 21
+section coclustering 40 "${bench[@]}" "$root/bench/run_lightning_coclustering.sh" 2 cuda
+# The camera application on real photos (two Pentax bodies): the CUDA run's groups must be the
+# CPU run's.
+pentax() {
+  local data=$pack/data/camera-pentax backend
+  for backend in cpu cuda; do
+    rm -rf "/tmp/pentax-$backend" && cp -r "$data" "/tmp/pentax-$backend"
+    strata allpairs run camera "/tmp/pentax-$backend" --devices "$backend" || return
+  done
+  cat /tmp/pentax-cpu/results.groups.csv
+  diff /tmp/pentax-cpu/results.groups.csv /tmp/pentax-cuda/results.groups.csv && echo "groups: cuda = cpu"
+  paste -d"|" /tmp/pentax-cpu/results.scores.csv /tmp/pentax-cuda/results.scores.csv
+}
+export pack
+export -f pentax
+section pentax 30 bash -c pentax
+section capacity 60 "${bench[@]}" "$root/bench/run_lightning_capacity.sh" 1 32 cuda
+section kmeans 35 "${bench[@]}" "$root/bench/run_lightning_kmeans.sh" 1 32 cuda
+
+(cd "$root" && find bench/results -newer "$logs/environment.txt" -name "*-$tag.*") >"$logs/../list"
+# Each report names the GPU it ran on.
+while read -r file; do
+  [[ $file == *.md ]] && sed -i "2a\\
+Run by bench/run_gpu.sh on a GPU machine: $gpu, $(nproc) CPUs." "$root/$file"
+done <"$logs/../list"
+tar -czf "$out/results.tar.gz" -C "$root" -T "$logs/../list" -C "$(dirname "$logs")" logs
+echo "done after $(($(date +%s) - started)) s; results: $(tar -tzf "$out/results.tar.gz" | tr '\n' ' ')"
