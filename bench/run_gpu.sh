@@ -64,7 +64,8 @@ section() {
   tail -3 "$logs/$name.log"
 }
 
-section tests 140 ctest --test-dir "$build" -L gpu -j4 --timeout 100 --output-on-failure
+# One GPU: one test at a time.
+section tests 140 ctest --test-dir "$build" -L gpu --timeout 100 --output-on-failure
 section allpairs 90 "${bench[@]}" "$root/bench/run_allpairs.sh" 2 backends
 section launch 50 "${bench[@]}" "$root/bench/run_array_launch.sh" 3 21
 section coclustering 40 "${bench[@]}" "$root/bench/run_lightning_coclustering.sh" 2 cuda

@@ -13,6 +13,7 @@
 #include "manager_records.hpp"
 #include "strata/base/log.hpp"
 #include "strata/base/units.hpp"
+#include "strata/device/errors.hpp"
 
 namespace strata::memory {
 
@@ -59,6 +60,23 @@ std::string spill_root_for(const MemoryOptions& options) {
   if (!options.spill_root.empty()) return options.spill_root;
   const char* tmpdir = std::getenv("TMPDIR");  // NOLINT(concurrency-mt-unsafe): read only
   return tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp";
+}
+
+// The default pool of a device: 90% of the memory free when the node starts (other processes,
+// such as ranks or tests sharing the GPU, may hold some), at most what one buffer can hold. When
+// another process takes memory between the asking and the allocation, the pool is sized again
+// from what is left (three tries), so processes starting together on one GPU each get a share.
+device::DeviceBuffer default_device_pool(device::Device& dev, std::uint64_t& capacity) {
+  const device::DeviceInfo& info = dev.info();
+  for (int attempt = 1;; ++attempt) {
+    capacity = std::min(info.memory_bytes, dev.free_memory_bytes()) / 10 * 9;
+    if (info.max_allocation_bytes != 0) capacity = std::min(capacity, info.max_allocation_bytes);
+    try {
+      return dev.allocate(capacity);
+    } catch (const device::DeviceError&) {
+      if (attempt == 3) throw;
+    }
+  }
 }
 
 }  // namespace
@@ -116,17 +134,14 @@ MemoryManager::MemoryManager(const MemoryOptions& options,
   spaces_.push_back(std::move(disk));
 
   for (device::Device* dev : devices) {
-    // By default 90% of the device, but no more than one buffer can hold (the pool is one).
+    // The pool: no device allocation on the hot path.
     std::uint64_t capacity = options.device_capacity;
-    if (capacity == 0) {
-      capacity = dev->info().memory_bytes / 10 * 9;
-      if (dev->info().max_allocation_bytes != 0)
-        capacity = std::min(capacity, dev->info().max_allocation_bytes);
-    }
+    device::DeviceBuffer pool =
+        capacity != 0 ? dev->allocate(capacity) : default_device_pool(*dev, capacity);
     auto space = std::make_unique<Space>();
     space->stats = SpaceStats{dev->info().id, SpaceKind::device, capacity};
     space->device = dev;
-    space->pool = dev->allocate(capacity);  // the pool: no device allocation on the hot path
+    space->pool = std::move(pool);
     space->allocator = std::make_unique<RangeAllocator>(capacity, 256);
     device_spaces_[dev] = SpaceId{static_cast<std::uint32_t>(spaces_.size())};
     spaces_.push_back(std::move(space));

@@ -18,7 +18,8 @@ bool declare_memory_settings() {
            bytes_setting<&MemorySettings::device_capacity>(
                "device_capacity", 0,
                "Memory for chunks on each device, 0 B to 18446744073709551615 B (16 EiB - 1 B); "
-               "0 means 90% of the device's memory; beyond it chunks move to the host."),
+               "0 means 90% of the device's memory free at start; beyond it chunks move to the "
+               "host."),
            text_setting<&MemorySettings::spill_dir>(
                "spill_dir", "path",
                "Directory under which each process makes its spill directory; empty: $TMPDIR, "

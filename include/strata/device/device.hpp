@@ -172,6 +172,8 @@ class Device {
   virtual ~Device() = default;
   virtual const DeviceInfo& info() const = 0;
   virtual DeviceBuffer allocate(std::uint64_t bytes) = 0;
+  // Bytes of its memory free now where the backend can tell (CUDA); otherwise memory_bytes.
+  virtual std::uint64_t free_memory_bytes() const { return info().memory_bytes; }
   virtual HostBuffer allocate_host(std::uint64_t bytes);
   virtual Queue& queue(QueueKind kind) = 0;
   // Compiles (or finds in the program cache) `kernel` for this device.

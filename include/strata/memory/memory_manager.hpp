@@ -53,7 +53,7 @@ struct MemoryOptions {
   static MemoryOptions from(const Config& config);
 
   std::uint64_t host_capacity = 1ull << 30;
-  std::uint64_t device_capacity = 0;  // per device; 0: 90% of its memory, at most one buffer
+  std::uint64_t device_capacity = 0;  // per device; 0: 90% of its free memory, at most one buffer
   std::string spill_root;             // where the spill directory goes; empty: $TMPDIR or /tmp
   std::uint64_t spill_capacity = 0;   // 0: bounded by the file system only
   unsigned io_threads = 2;  // the manager's own spill I/O threads, used until set_io_executor()

@@ -9,7 +9,7 @@ namespace strata::memory {
 
 struct MemorySettings {
   std::uint64_t host_capacity = 1ull << 30;  // bytes of host memory for chunks, per process
-  std::uint64_t device_capacity = 0;         // per device; 0: 90% of its memory
+  std::uint64_t device_capacity = 0;         // per device; 0: 90% of its free memory
   std::string spill_dir;                     // where spill files go; empty: $TMPDIR or /tmp
   std::uint64_t spill_capacity = 0;          // bytes of spill files; 0: the file system's room
 };

@@ -76,6 +76,15 @@ DeviceBuffer CudaDevice::allocate(std::uint64_t bytes) {
   return DeviceBuffer(this, pointer, bytes);
 }
 
+std::uint64_t CudaDevice::free_memory_bytes() const {
+  std::size_t free = 0, total = 0;
+  if (cudaSetDevice(ordinal_) != cudaSuccess || cudaMemGetInfo(&free, &total) != cudaSuccess) {
+    cudaGetLastError();
+    return info_.memory_bytes;
+  }
+  return free;
+}
+
 HostBuffer CudaDevice::allocate_host(std::uint64_t bytes) {
   check(cudaSetDevice(ordinal_), info_.id, "selecting the device");
   void* pointer = nullptr;

@@ -26,6 +26,7 @@ class CudaDevice final : public Device {
 
   const DeviceInfo& info() const override { return info_; }
   DeviceBuffer allocate(std::uint64_t bytes) override;
+  std::uint64_t free_memory_bytes() const override;  // cudaMemGetInfo
   HostBuffer allocate_host(std::uint64_t bytes) override;
   Queue& queue(QueueKind kind) override { return *queues_[static_cast<int>(kind)]; }
   std::shared_ptr<const CompiledKernel> compile(const KernelDefinition& kernel,
