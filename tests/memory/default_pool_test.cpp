@@ -18,8 +18,10 @@ constexpr std::uint64_t MiB = 1024 * 1024;
 // which refuses allocations above `allocatable`: what another process left.
 class SharedDevice final : public device::Device {
  public:
-  SharedDevice(std::vector<std::uint64_t> free_answers, std::uint64_t allocatable)
+  SharedDevice(std::vector<std::uint64_t> free_answers, std::uint64_t allocatable,
+               std::uint64_t offset_alignment = 1)
       : free_answers_(std::move(free_answers)), allocatable_(allocatable) {
+    info_.buffer_offset_alignment = offset_alignment;
     info_.id = "shared:0";
     info_.name = "a device shared with other processes";
     info_.memory_bytes = 1000 * MiB;
@@ -102,6 +104,23 @@ TEST(DefaultDevicePool, AConfiguredCapacityIsAllocatedAsGiven) {
   options.device_capacity = 300 * MiB;
   const MemoryManager manager(options, devices);
   EXPECT_EQ(device_capacity(manager), 300 * MiB);
+}
+
+TEST(DevicePool, ChunksStartWhereTheDeviceTakesAnArrayArgument) {
+  // NVIDIA's OpenCL takes sub-buffers at multiples of 512 B; chunks of 100 B must not pack at
+  // the pool's usual 256 B.
+  SharedDevice device({1000 * MiB}, 1000 * MiB, 512);
+  device::Device* devices[1] = {&device};
+  MemoryOptions options = default_capacity();
+  options.device_capacity = 64 * 1024;
+  MemoryManager manager(options, devices);
+  const SpaceId space = manager.space_of(device);
+  for (int i = 0; i < 8; ++i) {
+    const ChunkRequest write{manager.create_chunk("small", 100), ChunkAccess::write};
+    const std::vector<ChunkView> views = manager.acquire(std::span(&write, 1), space);
+    ASSERT_EQ(views.size(), 1u);
+    EXPECT_EQ(views[0].offset % 512, 0u) << "chunk " << i << " at " << views[0].offset;
+  }
 }
 
 }  // namespace

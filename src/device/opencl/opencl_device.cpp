@@ -55,6 +55,7 @@ OpenClDevice::OpenClDevice(cl_platform_id platform, cl_device_id device, std::st
   info_.host_memory = device_value<cl_bool>(device, CL_DEVICE_HOST_UNIFIED_MEMORY) == CL_TRUE;
   sub_buffer_alignment_ =
       std::max<std::uint64_t>(1, device_value<cl_uint>(device, CL_DEVICE_MEM_BASE_ADDR_ALIGN) / 8);
+  info_.buffer_offset_alignment = sub_buffer_alignment_;
   label_ = std::make_shared<const std::string>(fmt::format("{} ({})", info_.id, info_.name));
   cache_key_ =
       fmt::format("{}|{}|{}", info_.platform, info_.name, device_string(device, CL_DRIVER_VERSION));
