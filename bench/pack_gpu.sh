@@ -2,7 +2,9 @@
 # Packs a build for a GPU machine that lacks this machine's Debian libraries: the programs the
 # `gpu` tests and bench/run_gpu.sh run (stripped), every shared library they load but the C
 # library's and the CUDA toolkit's (the GPU machine has its own), the tests' CTest files, and
-# clinfo, and the shared Pentax photos. bench/run_gpu.sh on the GPU machine runs them from there.
+# clinfo, and the shared Pentax photos; and the pack compressed into .devpack/pack.txz (a GPU
+# machine of the device tool takes at most 64 MiB: carry .devpack, unpack it into .device there,
+# e.g. with python3's tarfile, and run bench/run_gpu.sh).
 # Usage: bench/pack_gpu.sh [build dir, default build/release] [pack dir, default .device]
 set -euo pipefail
 
@@ -39,4 +41,6 @@ fi
   -name '*_tests.cmake' \) -not -path '*/CMakeFiles/*' -print0 |
   xargs -0 -I{} cp --parents {} "$pack/release/")
 printf '%s\n%s\n' "$build" "$root" >"$pack/paths"
-du -sh "$pack"
+mkdir -p "$root/.devpack"
+tar -C "$pack" -cf - . | xz -T0 -6 >"$root/.devpack/pack.txz"
+du -sh "$pack" "$root/.devpack/pack.txz"

@@ -22,16 +22,19 @@ bench_build bench_array_launch
 bin=$build/bin/bench_array_launch
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 runs=("$bin --measure launch --backend cpu --repetitions $launch_repetitions --launches 200")
-if command -v clinfo >/dev/null && clinfo -l 2>/dev/null | grep -q 'Device #'; then
-  runs+=("$bin --measure launch --backend opencl --repetitions $launch_repetitions --launches 200")
-  opencl_note="OpenCL: $(clinfo -l 2>/dev/null | sed -n 's/^Platform #[0-9]*: //p' | head -1)"
-else
-  opencl_note="OpenCL: no device listed by clinfo; skipped"
-fi
+# CUDA before OpenCL: on a GPU machine NVIDIA's OpenCL may be the slow one.
+notes=()
 if nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
   runs+=("$bin --measure launch --backend cuda --repetitions $launch_repetitions --launches 200")
-  opencl_note+="; CUDA: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1) (driver)"
+  notes+=("CUDA: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1) (driver)")
 fi
+if command -v clinfo >/dev/null && clinfo -l 2>/dev/null | grep -q 'Device #'; then
+  runs+=("$bin --measure launch --backend opencl --repetitions $launch_repetitions --launches 200")
+  notes+=("OpenCL: $(clinfo -l 2>/dev/null | sed -n 's/^Platform #[0-9]*: //p' | head -1)")
+else
+  notes+=("OpenCL: no device listed by clinfo; skipped")
+fi
+opencl_note=$(IFS=';'; echo "${notes[*]}")
 runs+=("$bin --measure planning --backend cpu --repetitions $repetitions")
 if command -v mpirun >/dev/null; then
   runs+=("mpirun --allow-run-as-root --oversubscribe -n 2 $bin --measure planning --backend cpu --repetitions $repetitions")

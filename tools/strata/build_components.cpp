@@ -3,16 +3,6 @@
 #include "strata/device/backends.hpp"
 
 namespace strata::cli {
-namespace {
-
-BuildComponent optional_component(std::string name, bool found, const std::string& what,
-                                  const std::string& part_not_built) {
-  return {std::move(name), found, false,
-          found ? what + " found at configure time, " + part_not_built + " not yet built"
-                : what + " not found at configure time"};
-}
-
-}  // namespace
 
 std::vector<BuildComponent> build_components(const std::vector<device::BackendReport>& devices) {
   std::vector<BuildComponent> components;
@@ -26,8 +16,11 @@ std::vector<BuildComponent> build_components(const std::vector<device::BackendRe
       {"mpi", mpi, mpi,
        mpi ? "built; the cluster layer runs over MPI (strata launch -n N -- PROGRAM)"
            : "MPI library not found at configure time: programs run as a cluster of one"});
+  const bool hdf5 = STRATA_HAVE_HDF5 != 0;
   components.push_back(
-      optional_component("hdf5", STRATA_HAVE_HDF5 != 0, "HDF5 library", "HDF5 storage"));
+      {"hdf5", hdf5, hdf5,
+       hdf5 ? "built; arrays load and save HDF5 datasets (strata arrays info FILE.h5)"
+            : "HDF5 library not found at configure time: arrays read and write .npy files only"});
   return components;
 }
 

@@ -19,10 +19,16 @@ EventPoller& EventPoller::instance() {
   return poller;
 }
 
+std::chrono::microseconds poll_pause(std::chrono::nanoseconds waited) {
+  using std::chrono::microseconds;
+  return std::clamp(std::chrono::duration_cast<microseconds>(waited / 64), microseconds{5},
+                    microseconds{200});
+}
+
 void EventPoller::watch(std::shared_ptr<Pollable> item) {
   {
     std::lock_guard guard(lock_);
-    items_.push_back(std::move(item));
+    items_.push_back({std::move(item), std::chrono::steady_clock::now()});
     fresh_ = true;
     if (!thread_.joinable()) thread_ = std::thread([this] { serve(); });
   }
@@ -35,9 +41,7 @@ std::size_t EventPoller::watched() {
 }
 
 void EventPoller::serve() {
-  using std::chrono::microseconds;
-  microseconds pause{5};
-  std::vector<std::shared_ptr<Pollable>> round;
+  std::vector<Watched> round;
   for (;;) {
     {
       std::unique_lock guard(lock_);
@@ -47,13 +51,12 @@ void EventPoller::serve() {
       fresh_ = false;
     }
     // check() may complete events whose callbacks call watch(): no lock held here.
-    std::vector<std::shared_ptr<Pollable>> unfinished;
-    bool progress = false;
-    for (auto& item : round) {
-      if (item->check()) {
-        progress = true;
-      } else {
-        unfinished.push_back(std::move(item));
+    std::vector<Watched> unfinished;
+    auto youngest = std::chrono::steady_clock::time_point::min();
+    for (auto& watched : round) {
+      if (!watched.item->check()) {
+        youngest = std::max(youngest, watched.since);
+        unfinished.push_back(std::move(watched));
       }
     }
     round.clear();
@@ -61,9 +64,9 @@ void EventPoller::serve() {
     std::unique_lock guard(lock_);
     items_.insert(items_.end(), std::make_move_iterator(unfinished.begin()),
                   std::make_move_iterator(unfinished.end()));
-    // Back off while nothing finishes; a newly watched item is asked at once.
-    pause = progress ? microseconds{5} : std::min(pause * 2, microseconds{200});
-    wake_.wait_for(guard, pause, [this] { return stopping_ || fresh_; });
+    // A newly watched item is asked at once.
+    wake_.wait_for(guard, poll_pause(std::chrono::steady_clock::now() - youngest),
+                   [this] { return stopping_ || fresh_; });
   }
 }
 

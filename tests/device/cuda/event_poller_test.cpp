@@ -63,6 +63,16 @@ TEST(EventPoller, ACheckMayWatchMore) {
   ASSERT_TRUE(eventually([&] { return second->finished.load(); }));
 }
 
+TEST(EventPoller, PausesAFractionOfTheWaitBetweenFiveAndTwoHundredMicroseconds) {
+  using std::chrono::microseconds;
+  EXPECT_EQ(poll_pause(microseconds{0}), microseconds{5});
+  EXPECT_EQ(poll_pause(microseconds{100}), microseconds{5});
+  // A 1 ms kernel is seen finished within about 16 µs (1.6 %) of its end.
+  EXPECT_EQ(poll_pause(microseconds{1000}), microseconds{15});
+  EXPECT_EQ(poll_pause(microseconds{6400}), microseconds{100});
+  EXPECT_EQ(poll_pause(std::chrono::seconds{1}), microseconds{200});
+}
+
 TEST(EventPoller, StopsWithUnfinishedItems) {
   auto flag = std::make_shared<Flag>();
   {
