@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # On a machine with a CUDA GPU: the `gpu` tests and the GPU measurements of the arrays and
-# all-pairs issues, from a pack made by bench/pack_gpu.sh on the build machine. Writes into OUT
-# the environment, the tests' log, every section's log, and results.tar.gz: the bench/results
-# files the sections wrote, named NAME-TAG (TAG: the GPU, as h100 or h200).
+# all-pairs issues, from a pack made by bench/pack_gpu.sh on the build machine. Writes
+# OUT/results.tar.gz (a GPU machine returns few files): logs/ (the environment, each section's
+# log) and the bench/results files the sections wrote, named NAME-TAG (TAG: the GPU, as h100 or
+# h200). Each section has a time limit, so that the whole fits a lease of a few minutes; a
+# section cut short leaves its log and no result file.
 # Usage: bench/run_gpu.sh OUT [sections, comma list; default
 #        tests,allpairs,launch,coclustering,pentax,capacity,kmeans]   (STRATA_GPU_PACK: the
 #        pack, default .device)
@@ -67,7 +69,7 @@ section() {
 # One GPU: one test at a time.
 section tests 140 ctest --test-dir "$build" -L gpu --timeout 100 --output-on-failure
 section allpairs 90 "${bench[@]}" "$root/bench/run_allpairs.sh" 2 backends
-section launch 50 "${bench[@]}" "$root/bench/run_array_launch.sh" 3 21
+section launch 70 "${bench[@]}" "$root/bench/run_array_launch.sh" 3 21
 section coclustering 40 "${bench[@]}" "$root/bench/run_lightning_coclustering.sh" 2 cuda
 # The camera application on real photos (two Pentax bodies): the CUDA run's groups must be the
 # CPU run's.
@@ -84,8 +86,8 @@ pentax() {
 export pack
 export -f pentax
 section pentax 30 bash -c pentax
-section capacity 60 "${bench[@]}" "$root/bench/run_lightning_capacity.sh" 1 32 cuda
-section kmeans 35 "${bench[@]}" "$root/bench/run_lightning_kmeans.sh" 1 32 cuda
+section capacity 150 "${bench[@]}" "$root/bench/run_lightning_capacity.sh" 1 32 cuda
+section kmeans 75 "${bench[@]}" "$root/bench/run_lightning_kmeans.sh" 1 32 cuda
 
 (cd "$root" && find bench/results -newer "$logs/environment.txt" -name "*-$tag.*") >"$logs/../list"
 # Each report names the GPU it ran on.
