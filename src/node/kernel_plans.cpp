@@ -27,7 +27,8 @@ void KernelPlans::check_defined(const std::string& kernel) {
               (known.empty() ? std::string("none") : known) + ")");
 }
 
-std::shared_ptr<const device::CompiledKernel> KernelPlans::compiled(const KernelLaunch& launch) {
+std::shared_ptr<KernelPlans::Compilation> KernelPlans::compilation(runtime::Runtime& runtime,
+                                                                   const KernelLaunch& launch) {
   check_defined(launch.kernel);
   std::lock_guard guard(lock_);
   CompiledKey key{launch.kernel, launch.device, launch.block_offset, launch.placements};
@@ -41,7 +42,19 @@ std::shared_ptr<const device::CompiledKernel> KernelPlans::compiled(const Kernel
         device::ArrayPlacement{device::Dim3{placement[0], placement[1], placement[2]},
                                device::Dim3{placement[3], placement[4], placement[5]}});
   }
-  auto made = devices_[launch.device]->compile(kernels_.at(launch.kernel), options);
+  auto made = std::make_shared<Compilation>();
+  made->task = runtime.submit(
+      runtime::TaskSpec("compile kernel " + launch.kernel),
+      // A weak reference: the compilation holds the task, whose body must not hold it back.
+      [weak = std::weak_ptr<Compilation>(made), device = devices_[launch.device],
+       definition = kernels_.at(launch.kernel),
+       options = std::move(options)](runtime::TaskContext&) {
+        auto kernel = device->compile(definition, options);
+        if (const auto compilation = weak.lock()) {
+          std::lock_guard kernel_guard(compilation->lock);
+          compilation->kernel = std::move(kernel);
+        }
+      });
   compiled_.emplace(std::move(key), made);
   return made;
 }
@@ -54,10 +67,10 @@ void KernelPlans::launch(cluster::PlanContext& context, const cluster::PlanOp& o
                 " of rank " + std::to_string(context.rank()) + ", which has " +
                 std::to_string(devices_.size()) + " device(s)");
   }
-  const auto kernel = compiled(args);
+  const auto compilation = this->compilation(context.runtime(), args);
   std::vector<runtime::DataHandle> data;
   runtime::TaskSpec spec(op.operation);
-  spec.on(executors_[args.device].compute);
+  spec.on(executors_[args.device].compute).after(compilation->task);
   for (const cluster::PlannedAccess& access : op.accesses) {
     data.push_back(context.chunk(access));
     spec.access(data.back(), access.mode);
@@ -80,8 +93,13 @@ void KernelPlans::launch(cluster::PlanContext& context, const cluster::PlanOp& o
   memory::MemoryManager& memory = context.memory();
   context.submit(
       std::move(spec),
-      [&device, &staging, &memory, kernel, data,
+      [&device, &staging, &memory, compilation, data,
        args = std::move(args)](runtime::TaskContext& task) {
+        std::shared_ptr<const device::CompiledKernel> kernel;
+        {
+          std::lock_guard guard(compilation->lock);
+          kernel = compilation->kernel;  // the compile task, which this one follows, succeeded
+        }
         device::KernelArgs values;
         for (const PlannedArg& arg : args.args) {
           if (arg.chunk) {

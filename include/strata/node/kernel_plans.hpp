@@ -18,6 +18,7 @@
 #include "strata/device/device.hpp"
 #include "strata/device/kernel.hpp"
 #include "strata/runtime/device_executors.hpp"
+#include "strata/runtime/runtime.hpp"
 
 namespace strata::node {
 
@@ -109,7 +110,16 @@ class KernelPlans {
   void launch(cluster::PlanContext& context, const cluster::PlanOp& op);
 
  private:
-  std::shared_ptr<const device::CompiledKernel> compiled(const KernelLaunch& launch);
+  // A kernel variant (one per device, block offset and placements: the lightning wrapper's
+  // constants) compiled by a task of its own on the CPU pool, which its launches depend on: a
+  // launch's many superblock variants compile in parallel, not one after another on the thread
+  // that takes plan messages.
+  struct Compilation {
+    runtime::TaskHandle task;
+    std::mutex lock;
+    std::shared_ptr<const device::CompiledKernel> kernel;  // set by the task when it succeeded
+  };
+  std::shared_ptr<Compilation> compilation(runtime::Runtime& runtime, const KernelLaunch& launch);
 
   std::vector<device::Device*> devices_;
   std::vector<runtime::DeviceExecutors> executors_;
@@ -118,7 +128,7 @@ class KernelPlans {
   // By kernel, device, block offset and placements.
   using CompiledKey = std::tuple<std::string, std::uint32_t, std::array<std::uint64_t, 3>,
                                  std::vector<std::array<std::uint64_t, 6>>>;
-  std::map<CompiledKey, std::shared_ptr<const device::CompiledKernel>> compiled_;
+  std::map<CompiledKey, std::shared_ptr<Compilation>> compiled_;
 };
 
 }  // namespace strata::node
