@@ -1,3 +1,4 @@
+// Launches that fail, each a program of its own (CTest runs one test per process).
 // Out of memory with everything pinned: a superblock whose arrays together exceed its device's
 // memory (three arrays of 8 MiB on a device of 16 MiB) fails the launch with the memory layer's
 // report — the device, the bytes asked and the capacity, and what is allocated there (arrays an
@@ -5,6 +6,8 @@
 // driver from the rank that ran it (the last rank), never a hang. A program of its own: a
 // failure ends a Strata program (on several ranks, every rank), so CTest passes it by its output
 // (GoogleTest's summary) and bounds it with a timeout.
+// A kernel that does not compile for the device a superblock runs on: the launch fails with the
+// compiler's message (the variants compile in tasks of their own that the kernel tasks follow).
 
 #include <gtest/gtest.h>
 
@@ -40,6 +43,37 @@ ArrayKernel add_kernel() {
                              c(i) = a(i) + b(i);
                          }),
                      "global i => write c[i], read a[i], read b[i]");
+}
+
+// Only an OpenCL body: the CPU device cannot compile it.
+ArrayKernel opencl_only_kernel() {
+  return ArrayKernel(device::KernelDefinition("opencl_only")
+                         .scalar<std::int32_t>("n")
+                         .array<float>("x", device::ParamAccess::read_write)
+                         .opencl(R"(
+void opencl_only(uint3 virtBlockIdx, int n, __global float* x) {
+  const int i = virtBlockIdx.x * get_local_size(0) + get_local_id(0);
+  if (i < n) x[i] += 1.0f;
+})",
+                                 device::KernelStyle::virtual_blocks),
+                     "global i => readwrite x[i]");
+}
+
+TEST(ArrayCompileFailure, AKernelThatDoesNotCompileFailsTheLaunchWithTheCompilersMessage) {
+  Arrays arrays(*the_node, *the_driver);
+  Array x = arrays.create("x", device::ElementType::f32, {4096}, Distribution::row_blocks(1024));
+  arrays.launch(opencl_only_kernel(), Grid{{4096}, {256}}, WorkDistribution::tiled({4}),
+                {Argument::value<std::int32_t>(4096), x});
+  std::string message = "(no error)";
+  try {
+    arrays.synchronize();
+  } catch (const cluster::RankFailed& failed) {
+    message = failed.what();
+  }
+  EXPECT_NE(message.find("failed"), std::string::npos) << message;
+  EXPECT_NE(message.find("kernel 'opencl_only' has no C++ implementation for the cpu backend"),
+            std::string::npos)
+      << message;
 }
 
 TEST(ArrayOutOfMemory, ASuperblockLargerThanItsDeviceFailsWithTheMemoryReport) {
@@ -109,7 +143,8 @@ int main(int argc, char** argv) {
   memory.device_capacity = 16ull << 20;
   memory.host_capacity = 64ull << 20;
   strata::node::Node node(argc, argv, options);
-  const std::vector<strata::array::ArrayKernel> kernels{strata::array::add_kernel()};
+  const std::vector<strata::array::ArrayKernel> kernels{strata::array::add_kernel(),
+                                                        strata::array::opencl_only_kernel()};
   strata::array::Arrays::prepare(node, kernels);
   strata::array::the_node = &node;
   int tests = 0;
