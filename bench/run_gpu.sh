@@ -6,7 +6,7 @@
 # h200). Each section has a time limit, so that the whole fits a lease of a few minutes; a
 # section cut short leaves its log and no result file.
 # Usage: bench/run_gpu.sh OUT [sections, comma list; default
-#        tests,allpairs,launch,coclustering,pentax,capacity,kmeans]   (STRATA_GPU_PACK: the
+#        tests,allpairs,launch,overhead,coclustering,pentax,capacity,kmeans]   (STRATA_GPU_PACK: the
 #        pack, default .device)
 set -uo pipefail
 
@@ -14,7 +14,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=$(mkdir -p "$1" && cd "$1" && pwd)
 logs=$(mktemp -d)/logs
 mkdir -p "$logs"
-sections=${2:-tests,allpairs,launch,coclustering,pentax,capacity,kmeans}
+sections=${2:-tests,allpairs,launch,overhead,coclustering,pentax,capacity,kmeans}
 pack=$(cd "${STRATA_GPU_PACK:-$root/.device}" && pwd)
 unset STRATA_GPU_PACK
 build=$pack/release
@@ -70,6 +70,7 @@ section() {
 section tests 140 ctest --test-dir "$build" -L gpu --timeout 100 --output-on-failure
 section allpairs 90 "${bench[@]}" "$root/bench/run_allpairs.sh" 2 backends
 section launch 70 "${bench[@]}" "$root/bench/run_array_launch.sh" 3 21
+section overhead 60 "${bench[@]}" "$root/bench/run_lightning_overhead.sh" 5 50
 section coclustering 40 "${bench[@]}" "$root/bench/run_lightning_coclustering.sh" 2 cuda
 # The camera application on real photos (two Pentax bodies): the CUDA run's groups must be the
 # CPU run's.
