@@ -35,11 +35,16 @@
 #include <utility>
 #include <vector>
 
+#include "bench_json.hpp"
 #include "strata/array/arrays.hpp"
 #include "strata/device/settings.hpp"
 #include "strata/runtime/task_observer.hpp"
 
 namespace {
+
+using strata::bench::json_list;
+using strata::bench::json_string;
+using strata::bench::median_of;
 
 using Clock = std::chrono::steady_clock;
 using strata::array::Argument;
@@ -56,25 +61,6 @@ using strata::device::ParamAccess;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-std::string json_list(const std::vector<double>& values) {
-  std::string out = "[";
-  char number[32];
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    std::snprintf(number, sizeof number, "%.9g", values[i]);
-    out += (i ? ", " : "") + std::string(number);
-  }
-  return out + "]";
-}
-
-std::string json_string(const std::string& text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
 }
 
 // When the CPU kernel's blocks ran (steady clock, ns): each block appends its interval.
@@ -125,13 +111,6 @@ std::vector<std::pair<std::int64_t, std::int64_t>> kernel_spans(
     spans.emplace_back(sorted[i].first, last);
   }
   return spans;
-}
-
-double median_of(std::vector<double> values) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const std::size_t mid = values.size() / 2;
-  return values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
 }
 
 std::int64_t now_ns() {

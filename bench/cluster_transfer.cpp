@@ -23,10 +23,13 @@
 #include <string>
 #include <vector>
 
+#include "bench_json.hpp"
 #include "strata/cluster/message_kinds.hpp"
 #include "strata/node/node.hpp"
 
 namespace {
+
+using strata::bench::json_list;
 
 using Clock = std::chrono::steady_clock;
 using strata::cluster::Driver;
@@ -83,17 +86,6 @@ double raw_round_trip(int rank, int rounds) {
     }
   }
   return seconds_since(start) / rounds;
-}
-
-// Full precision: std::to_string prints 6 decimals, which turns a round trip of 0.4 µs into 0.
-std::string json_list(const std::vector<double>& values) {
-  std::string out = "[";
-  char number[32];
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    std::snprintf(number, sizeof number, "%.9g", values[i]);
-    out += (i ? ", " : "") + std::string(number);
-  }
-  return out + "]";
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include <variant>
 #include <vector>
 
+#include "bench_json.hpp"
 #include "lightning/black_scholes_kernels.hpp"
 #include "lightning/gemm_kernels.hpp"
 #include "lightning/hotspot_kernels.hpp"
@@ -27,6 +28,10 @@
 #include "strata/device/settings.hpp"
 
 namespace {
+
+using strata::bench::json_list;
+using strata::bench::json_string;
+using strata::bench::median_of;
 
 using strata::array::Argument;
 using strata::array::Array;
@@ -126,19 +131,6 @@ strata::device::Dim3 dim3_of(const std::vector<std::uint64_t>& v, std::uint64_t 
   return {v.empty() ? rest : v[0], v.size() > 1 ? v[1] : rest, v.size() > 2 ? v[2] : rest};
 }
 
-double median_of(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t middle = values.size() / 2;
-  return values.size() % 2 != 0 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
-}
-
-std::string json_list(const std::vector<double>& values) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < values.size(); ++i)
-    out += (i == 0 ? "" : ", ") + std::to_string(values[i]);
-  return out + "]";
-}
-
 // One benchmark's measurement, as a JSON object.
 std::string measure(strata::node::Node& node, strata::cluster::Driver& driver, const Case& c,
                     int repetitions, int launches) {
@@ -228,8 +220,9 @@ std::string measure(strata::node::Node& node, strata::cluster::Driver& driver, c
     Array array = argument.array();
     arrays.destroy(array);
   }
-  return "{\"benchmark\": \"" + c.name + "\", \"device\": \"" + device.info().name +
-         "\", \"launches\": " + std::to_string(launches) +
+  return "{\"benchmark\": " + json_string(c.name) +
+         ", \"device\": " + json_string(device.info().name) +
+         ", \"launches\": " + std::to_string(launches) +
          ", \"direct_us_per_launch\": " + json_list(direct_us) +
          ", \"distributed_us_per_launch\": " + json_list(distributed_us) +
          ", \"overhead_percent\": " + json_list(paired) +

@@ -24,25 +24,18 @@
 #include <string>
 #include <vector>
 
+#include "bench_json.hpp"
 #include "strata/node/node.hpp"
 
 namespace {
+
+using strata::bench::json_list;
 
 using Clock = std::chrono::steady_clock;
 using strata::runtime::Access;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-std::string json_list(const std::vector<double>& values) {
-  std::string out = "[";
-  char number[32];
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    std::snprintf(number, sizeof number, "%.9g", values[i]);
-    out += (i ? ", " : "") + std::string(number);
-  }
-  return out + "]";
 }
 
 // Seconds of an MPI_Reduce of `count` doubles to rank 0, as rank 0 sees it after a barrier.
