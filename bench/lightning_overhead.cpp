@@ -172,42 +172,59 @@ std::string measure(strata::node::Node& node, strata::cluster::Driver& driver, c
   const Grid grid{c.global, c.block};
   const WorkDistribution work = WorkDistribution::tiled(superblock);
 
-  std::vector<double> direct_us, distributed_us, paired;
-  const auto run_direct = [&] {
+  // Total µs of `count` launches in a row and the wait for them.
+  const auto run_direct = [&](int count) {
     const auto start = Clock::now();
-    for (int i = 0; i < launches; ++i)
+    for (int i = 0; i < count; ++i)
       queue.launch(*compiled, geometry, direct);
     queue.finish();
-    return std::chrono::duration<double>(Clock::now() - start).count() * 1e6 / launches;
+    return std::chrono::duration<double>(Clock::now() - start).count() * 1e6;
   };
-  const auto run_distributed = [&] {
+  const auto run_distributed = [&](int count) {
     const auto start = Clock::now();
-    for (int i = 0; i < launches; ++i)
+    for (int i = 0; i < count; ++i)
       arrays.launch(c.kernel, grid, work, distributed);
     arrays.synchronize();
-    return std::chrono::duration<double>(Clock::now() - start).count() * 1e6 / launches;
+    return std::chrono::duration<double>(Clock::now() - start).count() * 1e6;
   };
-  run_direct();
-  run_distributed();
+  run_direct(launches);
+  run_distributed(launches);
   const strata::array::LaunchStats before = arrays.stats();
   const strata::cluster::PlanStats plans_before = driver.stats();
+  // Per repetition, batches of L and 4L launches on each side (ABBA): the batch of L gives the
+  // end-to-end overhead; the difference between the two, the cost of one more launch in a
+  // running batch (steady state), apart from the batch's one-time start and end.
+  const int longer = 4 * launches;
+  std::vector<double> direct_us, distributed_us, paired, direct_step, distributed_step, steady;
+  std::vector<double> direct_fixed, distributed_fixed;
   for (int rep = 0; rep < repetitions; ++rep) {
-    double d = 0, a = 0;
+    double d = 0, a = 0, d4 = 0, a4 = 0;
     if (rep % 2 == 0) {
-      d = run_direct();
-      a = run_distributed();
+      d = run_direct(launches);
+      a = run_distributed(launches);
+      a4 = run_distributed(longer);
+      d4 = run_direct(longer);
     } else {
-      a = run_distributed();
-      d = run_direct();
+      a = run_distributed(launches);
+      d = run_direct(launches);
+      d4 = run_direct(longer);
+      a4 = run_distributed(longer);
     }
-    direct_us.push_back(d);
-    distributed_us.push_back(a);
+    direct_us.push_back(d / launches);
+    distributed_us.push_back(a / launches);
     paired.push_back((a / d - 1) * 100);
+    const double d_step = (d4 - d) / (longer - launches);
+    const double a_step = (a4 - a) / (longer - launches);
+    direct_step.push_back(d_step);
+    distributed_step.push_back(a_step);
+    steady.push_back((a_step / d_step - 1) * 100);
+    direct_fixed.push_back(d - launches * d_step);
+    distributed_fixed.push_back(a - launches * a_step);
   }
   const strata::array::LaunchStats stats = arrays.stats();
   const strata::cluster::PlanStats plans = driver.stats();
   const auto per_launch = [&](std::uint64_t count) {
-    return std::to_string(static_cast<double>(count) / (repetitions * launches));
+    return std::to_string(static_cast<double>(count) / (repetitions * (launches + longer)));
   };
   const std::string planned =
       ", \"per_launch\": {\"direct_uses\": " + per_launch(stats.direct_uses - before.direct_uses) +
@@ -226,7 +243,12 @@ std::string measure(strata::node::Node& node, strata::cluster::Driver& driver, c
          ", \"direct_us_per_launch\": " + json_list(direct_us) +
          ", \"distributed_us_per_launch\": " + json_list(distributed_us) +
          ", \"overhead_percent\": " + json_list(paired) +
-         ", \"overhead_percent_median\": " + std::to_string(median_of(paired)) + planned + "}";
+         ", \"overhead_percent_median\": " + std::to_string(median_of(paired)) +
+         ", \"direct_us_per_added_launch\": " + json_list(direct_step) +
+         ", \"distributed_us_per_added_launch\": " + json_list(distributed_step) +
+         ", \"steady_overhead_percent\": " + json_list(steady) +
+         ", \"direct_batch_fixed_us\": " + json_list(direct_fixed) +
+         ", \"distributed_batch_fixed_us\": " + json_list(distributed_fixed) + planned + "}";
 }
 
 }  // namespace

@@ -22,7 +22,7 @@ struct MemoryManager::Copy {
   std::uint64_t offset = 0;
   std::uint64_t spill_key = 0;  // disk: the file's key (one per disk copy, never reused)
   unsigned readers = 0;
-  bool writer = false;
+  unsigned writers = 0;  // several when queue-ordered writers follow one another (publish())
   bool in_lru = false;
   std::list<std::uint64_t>::iterator lru_position;
   unsigned busy = 0;                 // copies in flight out of it or into it
@@ -31,7 +31,7 @@ struct MemoryManager::Copy {
   bool evicting = false;             // being moved one tier up; freed when that completes
   bool drop_when_idle = false;       // dropped while busy: freed once nothing is copying it
   std::uint64_t generation = 0;      // counts refills and frees: "still the same contents?"
-  bool pinned() const { return readers > 0 || writer; }
+  bool pinned() const { return readers > 0 || writers > 0; }
 };
 
 struct MemoryManager::Chunk {

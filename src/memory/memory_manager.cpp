@@ -306,21 +306,32 @@ void MemoryManager::release(std::span<const ChunkRequest> requests, SpaceId spac
   Actions later;
   std::lock_guard guard(state_lock_);
   for (const ChunkRequest& request : requests) {
-    Chunk& record = chunk(request.chunk);
-    if (request.access != ChunkAccess::read) {
-      // The written copy is the only valid one: drop the others and give back their memory.
-      record.copies[space.index].valid = true;
-      ++record.version;
-      for (std::uint32_t s = 0; s < spaces_.size(); ++s) {
-        if (s != space.index && !record.copies[s].pinned())
-          drop_copy(request.chunk, SpaceId{s}, later);
-        else if (s != space.index)
-          record.copies[s].valid = false;
-      }
-    }
+    if (request.access != ChunkAccess::read) mark_written(request.chunk, space, later);
     unpin(request.chunk, space, request.access);
   }
   retry_waiting(later);
+}
+
+void MemoryManager::publish(std::span<const ChunkRequest> requests, SpaceId space) {
+  Actions later;
+  std::lock_guard guard(state_lock_);
+  for (const ChunkRequest& request : requests) {
+    if (request.access != ChunkAccess::read) mark_written(request.chunk, space, later);
+  }
+  retry_waiting(later);
+}
+
+void MemoryManager::mark_written(ChunkId id, SpaceId space, Actions& later) {
+  // The written copy is the only valid one: drop the others and give back their memory.
+  Chunk& record = chunk(id);
+  record.copies[space.index].valid = true;
+  ++record.version;
+  for (std::uint32_t s = 0; s < spaces_.size(); ++s) {
+    if (s != space.index && !record.copies[s].pinned())
+      drop_copy(id, SpaceId{s}, later);
+    else if (s != space.index)
+      record.copies[s].valid = false;
+  }
 }
 
 void MemoryManager::read(ChunkId id, std::span<std::byte> out) {
@@ -352,7 +363,7 @@ void MemoryManager::pin(ChunkId id, SpaceId space_id, ChunkAccess access) {
   if (access == ChunkAccess::read) {
     ++copy.readers;
   } else {
-    copy.writer = true;
+    ++copy.writers;
   }
 }
 
@@ -363,7 +374,7 @@ void MemoryManager::unpin(ChunkId id, SpaceId space_id, ChunkAccess access) {
   if (access == ChunkAccess::read) {
     --copy.readers;
   } else {
-    copy.writer = false;
+    --copy.writers;
   }
   if (copy.pinned()) return;
   space.pinned_bytes -= record.bytes;

@@ -71,6 +71,10 @@ void KernelPlans::launch(cluster::PlanContext& context, const cluster::PlanOp& o
   std::vector<runtime::DataHandle> data;
   runtime::TaskSpec spec(op.operation);
   spec.on(executors_[args.device].compute).after(compilation->task);
+  // Without late sizes the body only launches on the compute queue: the next kernel on this
+  // device may be enqueued behind it while it runs. (Late sizes are set once the counts are read
+  // back, so readers of those chunks wait for the finish.)
+  if (args.sizes.empty()) spec.in_queue_order();
   for (const cluster::PlannedAccess& access : op.accesses) {
     data.push_back(context.chunk(access));
     spec.access(data.back(), access.mode);

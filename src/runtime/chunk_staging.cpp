@@ -145,6 +145,18 @@ void ChunkStaging::unstage(const StagingRequest& request) {
   memory_.release(chunks, space);
 }
 
+void ChunkStaging::enqueued(const StagingRequest& request) {
+  std::vector<memory::ChunkRequest> chunks;
+  memory::SpaceId space;
+  {
+    std::lock_guard guard(lock_);
+    if (!staged_.contains(request.task_id)) return;
+    chunks = chunks_of(request);
+    space = space_of(request.executor);
+  }
+  memory_.publish(chunks, space);
+}
+
 std::vector<std::uint32_t> ChunkStaging::valid_copies(const DataHandle& data) const {
   memory::ChunkId chunk;
   {

@@ -44,6 +44,13 @@ void poison(TaskState* task, const std::shared_ptr<const FailureRecord>& cause) 
     task->failure = cause;
 }
 
+// Whether `successor` follows `predecessor` in queue order (TaskSpec::in_queue_order()): both
+// promise to use only their executor's in-order queue, and it is the same executor.
+bool follows_in_queue(const TaskState* predecessor, const TaskState* successor) {
+  return successor->queue_ordered && predecessor->queue_ordered &&
+         successor->executor == predecessor->executor;
+}
+
 Access merge(Access a, Access b) {
   return a == b ? a : Access::read_write;
 }
@@ -269,6 +276,11 @@ TaskState* RuntimeCore::start(TaskSpec&& spec, TaskFunction&& body, bool with_ha
     task->candidates.assign(spec.executors.begin(), spec.executors.end());
     task->executor = task->candidates.front();
   }
+  // Set before any edge: add_edge() reads it.
+  task->queue_ordered =
+      spec.queue_ordered && spec.executors.size() == 1 &&
+      std::none_of(spec.accesses.begin(), spec.accesses.end(),
+                   [](const DataAccess& access) { return access.mode == Access::reduce; });
   if (spec.predecessors.empty() && spec.accesses.empty()) {
     task->unmet.store(0, std::memory_order_relaxed);  // no edges: no hold while adding them
     make_ready(task);
@@ -323,8 +335,42 @@ void RuntimeCore::add_edge(TaskState* predecessor, TaskState* successor, bool ov
     return;
   }
   successor->retain();
-  successor->unmet.fetch_add(1, std::memory_order_relaxed);
+  if (predecessor->enqueued && follows_in_queue(predecessor, successor)) {
+    // Its work is queued already: the successor waits only for the predecessor's finish.
+    successor->finish_holds.fetch_add(1, std::memory_order_relaxed);
+  } else {
+    successor->unmet.fetch_add(1, std::memory_order_relaxed);
+  }
   predecessor->successors.push_back(successor);
+}
+
+void RuntimeCore::enqueued(TaskState* task) {
+  // What it writes is valid in its queue's order from now on: a queue successor that reads it
+  // must find it there, not fetch the stale copy.
+  if (task->hook_staged) hook_->enqueued(staging_request(task));
+  std::vector<TaskState*> released;
+  {
+    std::lock_guard guard(task->lock);
+    task->enqueued = true;
+    for (TaskState* successor : task->successors) {
+      if (!follows_in_queue(task, successor)) continue;
+      successor->finish_holds.fetch_add(1, std::memory_order_relaxed);
+      released.push_back(successor);
+    }
+  }
+  // The task holds a reference to each until it finishes, which it cannot before run() returns.
+  for (TaskState* successor : released) {
+    if (successor->unmet.fetch_sub(1, std::memory_order_acq_rel) == 1) make_ready(successor);
+  }
+}
+
+void RuntimeCore::release_hold(TaskState* successor,
+                               const std::shared_ptr<const FailureRecord>& cause) {
+  if (cause) poison(successor, cause);
+  // 1 before: the successor's own finish came first and parked; it is this call's to finish.
+  if (successor->finish_holds.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    finish(successor, successor->parked_status, nullptr);
+  }
 }
 
 void RuntimeCore::register_accesses(TaskState* task, std::vector<DataAccess>& accesses) {
@@ -648,7 +694,11 @@ void RuntimeCore::run(ReadyTask* task, Executor& executor, unsigned worker) {
   }
   // The completion may already have fired on another thread; the reference taken by
   // defer_completion() kept the task alive until here.
-  if (error) complete(task, std::move(error));
+  if (error) {
+    complete(task, std::move(error));
+  } else if (task->queue_ordered) {
+    enqueued(task);
+  }
   arrive(task);
   task->release();
 }
@@ -743,6 +793,15 @@ void RuntimeCore::unstage(TaskState* task) {
 
 void RuntimeCore::finish_one(TaskState* task, TaskStatus status,
                              std::shared_ptr<const FailureRecord> failure) {
+  if (task->finish_holds.load(std::memory_order_acquire) > 1) {
+    // Queue predecessors have not finished: the last of them finishes this task (release_hold).
+    task->parked_status = status;
+    if (failure) {
+      std::lock_guard guard(task->lock);
+      task->failure = std::move(failure);  // its own failure outranks an inherited one
+    }
+    if (task->finish_holds.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  }
   if (task->pulled) end_pull(task);  // pulled, then failed to stage or was cancelled
   unstage(task);
   // A task that failed or was cancelled before it ran still holds its body: what the body
@@ -753,11 +812,18 @@ void RuntimeCore::finish_one(TaskState* task, TaskStatus status,
   {
     std::lock_guard guard(task->lock);
     if (failure) task->failure = std::move(failure);
+    // A task that ran is poisoned only by a queue predecessor that failed after it was enqueued.
+    if (status == TaskStatus::succeeded && task->failure) status = TaskStatus::failed;
     task->status.store(status, std::memory_order_release);
     task->closed = true;
   }
   // Closed: nobody adds successors or callbacks any more, so the lists are read without the lock.
   for (TaskState* successor : task->successors) {
+    if (task->enqueued && follows_in_queue(task, successor)) {
+      release_hold(successor, status == TaskStatus::succeeded ? nullptr : task->failure);
+      successor->release();
+      continue;
+    }
     // A reader group's own count keeps it alive until it reaches zero (see data_state.hpp): a
     // reader holds no reference to it, and must not touch it after its count down.
     const bool held = !successor->barrier;

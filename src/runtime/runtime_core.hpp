@@ -124,6 +124,10 @@ class RuntimeCore final : public TaskRunner {
   TaskState* start(TaskFunction&& body, bool with_handle);
   // `overwrites`: the successor only writes data the predecessor touched (see AccessOrder).
   void add_edge(TaskState* predecessor, TaskState* successor, bool overwrites = false);
+  // A queue-ordered task's body returned with its work enqueued: its queue successors may start.
+  void enqueued(TaskState* task);
+  // A queue predecessor of `successor` finished (with `cause` if it did not succeed).
+  void release_hold(TaskState* successor, const std::shared_ptr<const FailureRecord>& cause);
   void register_accesses(TaskState* task, std::vector<DataAccess>& accesses);
   void make_ready(TaskState* task);
   // Chooses the executor of a task with several candidates (push), or pools it for its

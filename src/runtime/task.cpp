@@ -99,6 +99,10 @@ TaskSpec& TaskSpec::footprint(std::uint64_t staged_bytes) & {
   bytes = staged_bytes;
   return *this;
 }
+TaskSpec& TaskSpec::in_queue_order() & {
+  queue_ordered = true;
+  return *this;
+}
 namespace {
 // A private copy of `hints` to change (hints may be shared with other specs).
 std::shared_ptr<CostHints> own_copy(const std::shared_ptr<const CostHints>& hints) {

@@ -74,6 +74,10 @@ void TaskState::recycle() {
   completed.store(false, std::memory_order_relaxed);
   deferred_parts.store(0, std::memory_order_relaxed);
   pulled = false;
+  queue_ordered = false;
+  enqueued = false;
+  finish_holds.store(1, std::memory_order_relaxed);
+  parked_status = TaskStatus::pending;
   deferred_error = nullptr;
   runtime = nullptr;
   hints.reset();

@@ -75,6 +75,16 @@ struct alignas(64) TaskState {
   // Taken from the ready pool by an executor and not started yet (counted in
   // RuntimeCore::pulled_pending_ of its executor until it starts or finishes).
   bool pulled = false;
+  // Queue order (TaskSpec::in_queue_order()). A queue-ordered task whose body returned with its
+  // work enqueued is `enqueued` (under `lock`): its queue-ordered successors on its executor
+  // ("queue successors") no longer wait for it to finish, only to be enqueued. Each such
+  // predecessor holds its successor's finish: `finish_holds` counts 1 for the task's own finish
+  // plus one per queue predecessor not finished yet; a task whose own finish comes first parks
+  // its status in `parked_status` and the last predecessor to finish finishes it.
+  bool queue_ordered = false;
+  bool enqueued = false;
+  std::atomic<std::uint16_t> finish_holds{1};
+  TaskStatus parked_status = TaskStatus::pending;
   std::exception_ptr deferred_error;  // what the completion reported, read by the last part
   RuntimeCore* runtime = nullptr;
   std::shared_ptr<const CostHints> hints;  // from the TaskSpec; null: none

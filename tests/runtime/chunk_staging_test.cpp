@@ -167,6 +167,106 @@ TEST(ChunkStaging, ALaterTasksChunkIsCopiedInWhileAnEarlierTasksKernelIsHeldBack
   }
 }
 
+KernelDefinition fill_kernel() {
+  return KernelDefinition("fill")
+      .scalar<std::uint32_t>("n")
+      .scalar<std::uint32_t>("value")
+      .array<std::uint32_t>("values", ParamAccess::write)
+      .cpu([](const CpuBlock& block) {
+        const auto n = block.scalar<std::uint32_t>(0);
+        const auto value = block.scalar<std::uint32_t>(1);
+        auto* values = block.array<std::uint32_t>(2);
+        for (auto i = block.begin.x; i < block.end.x && i < n; ++i)
+          values[i] = value;
+      });
+}
+
+TEST(ChunkStaging, AQueueOrderedReaderOfAChunkBeingWrittenIsEnqueuedBehindTheWriter) {
+  Fixture f;
+  auto fill = f.gpu->compile(fill_kernel());
+  auto add = f.gpu->compile(add_kernel());
+  // The chunk's host copy holds 7s; a kernel held back by a gate writes 100s on the device; a
+  // queue-ordered task that adds 1 must be enqueued behind it (its body runs while the writer's
+  // kernel waits) and must use the device copy being written, not fetch the stale host copy.
+  std::vector<std::uint32_t> initial(values_per_chunk, 7);
+  const ChunkId id =
+      f.memory.create_chunk("written", values_per_chunk * 4, std::as_bytes(std::span(initial)));
+  const DataHandle data = f.rt.create_data("written", values_per_chunk * 4);
+  f.staging.bind(data, id);
+  device::Event gate = device::Event::manual();
+  device::Queue& queue = f.gpu->queue(QueueKind::compute);
+  const TaskHandle writer = f.rt.submit(
+      TaskSpec("fill").on(f.exec.compute).writes(data).in_queue_order(), [&](TaskContext& ctx) {
+        const memory::ChunkView view = f.staging.view(ctx, data);
+        complete_when(ctx, queue.launch(*fill, LaunchGeometry{Dim3{values_per_chunk}},
+                                        {KernelArg::value(values_per_chunk),
+                                         KernelArg::value(std::uint32_t{100}),
+                                         view.argument(ElementType::u32)},
+                                        std::span(&gate, 1)));
+      });
+  std::promise<void> reader_ran;
+  const TaskHandle reader = f.rt.submit(
+      TaskSpec("add").on(f.exec.compute).updates(data).in_queue_order(), [&](TaskContext& ctx) {
+        const memory::ChunkView view = f.staging.view(ctx, data);
+        reader_ran.set_value();
+        complete_when(ctx, queue.launch(*add, LaunchGeometry{Dim3{values_per_chunk}},
+                                        {KernelArg::value(values_per_chunk),
+                                         KernelArg::value(std::uint32_t{1}),
+                                         view.argument(ElementType::u32)}));
+      });
+  reader_ran.get_future().wait();
+  EXPECT_FALSE(writer.done());
+  EXPECT_FALSE(reader.done());
+  // Nothing was copied in: a stale copy fetched now could land after the writer's kernel.
+  const auto moved = f.memory.stats().bytes_moved;
+  EXPECT_FALSE(moved.contains({f.memory.host().index, f.memory.space_of(*f.gpu).index}));
+  gate.state()->complete();
+  f.rt.wait_all();
+  std::vector<std::uint32_t> out(values_per_chunk);
+  f.memory.read(id, std::as_writable_bytes(std::span(out)));
+  EXPECT_EQ(out.front(), 101u);
+  EXPECT_EQ(out.back(), 101u);
+}
+
+TEST(ChunkStaging, QueueOrderedKernelsOverDataEightTimesTheDeviceSeeEveryUpdate) {
+  Fixture f;
+  auto kernel = f.gpu->compile(add_kernel());
+  constexpr int chunks = 32;
+  std::vector<DataHandle> data;
+  std::vector<ChunkId> ids;
+  for (int c = 0; c < chunks; ++c) {
+    std::vector<std::uint32_t> initial(values_per_chunk * 4, static_cast<std::uint32_t>(c));
+    ids.push_back(f.memory.create_chunk("block " + std::to_string(c), values_per_chunk * 16,
+                                        std::as_bytes(std::span(initial))));
+    data.push_back(f.rt.create_data("block " + std::to_string(c), values_per_chunk * 16));
+    f.staging.bind(data.back(), ids.back());
+  }
+  // Each round updates every block; a block's next update is enqueued behind the previous one,
+  // while evictions make room for the others (32 KiB blocks through a 64 KiB device).
+  constexpr int rounds = 4;
+  for (int round = 1; round <= rounds; ++round) {
+    for (int c = 0; c < chunks; ++c) {
+      f.rt.submit(TaskSpec("add").on(f.exec.compute).updates(data[c]).in_queue_order(),
+                  [&, c, round](TaskContext& ctx) {
+                    const memory::ChunkView view = f.staging.view(ctx, data[c]);
+                    complete_when(ctx,
+                                  f.gpu->queue(QueueKind::compute)
+                                      .launch(*kernel, LaunchGeometry{Dim3{values_per_chunk * 4}},
+                                              {KernelArg::value(values_per_chunk * 4),
+                                               KernelArg::value(static_cast<std::uint32_t>(round)),
+                                               view.argument(ElementType::u32)}));
+                  });
+    }
+  }
+  f.rt.wait_all();
+  for (int c = 0; c < chunks; ++c) {
+    std::vector<std::uint32_t> out(values_per_chunk * 4);
+    f.memory.read(ids[c], std::as_writable_bytes(std::span(out)));
+    EXPECT_EQ(out.front(), static_cast<std::uint32_t>(c + 1 + 2 + 3 + 4)) << "block " << c;
+    EXPECT_EQ(out.back(), static_cast<std::uint32_t>(c + 1 + 2 + 3 + 4)) << "block " << c;
+  }
+}
+
 TEST(ChunkStaging, SpillFilesAreWrittenAndReadOnTheIoExecutorAndTheSummaryShowsMemory) {
   Fixture f;
   // CPU tasks (host memory, 256 KiB) over 512 KiB of chunks: half of them live on disk.

@@ -177,6 +177,9 @@ class MemoryManager {
   std::vector<ChunkView> acquire(std::span<const ChunkRequest> requests, SpaceId space);
   // Unpins; a written chunk's copy in `space` becomes its only valid copy.
   void release(std::span<const ChunkRequest> requests, SpaceId space);
+  // Without unpinning: a written chunk's copy in `space` becomes its only valid copy now, for a
+  // writer whose work is queued in order ahead of the next acquisitions there (release() later).
+  void publish(std::span<const ChunkRequest> requests, SpaceId space);
 
   // Copies the chunk's current contents out to host memory (acquires it on the host).
   void read(ChunkId chunk, std::span<std::byte> out);
@@ -238,6 +241,8 @@ class MemoryManager {
   void complete(const std::shared_ptr<Acquisition>& acquisition, Actions& later);
   void pin(ChunkId id, SpaceId space, ChunkAccess access);
   void unpin(ChunkId id, SpaceId space, ChunkAccess access);
+  // The written copy in `space` becomes the only valid one (under state_lock_).
+  void mark_written(ChunkId id, SpaceId space, Actions& later);
   void lru_push(ChunkId id, SpaceId space);
   void operation_done(Actions& later);
   ChunkView view_of(ChunkId id, SpaceId space, ChunkAccess access);

@@ -57,6 +57,7 @@ class ChunkStaging final : public StagingHook {
 
   void stage(const StagingRequest& request, std::function<void(std::exception_ptr)> done) override;
   void unstage(const StagingRequest& request) override;
+  void enqueued(const StagingRequest& request) override;
   // The memory manager's statistics, for the run summary.
   std::string summary() const override;
   // Where the chunk bound to `data` has valid copies (MemoryManager::valid_copies()).

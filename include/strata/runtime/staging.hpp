@@ -33,6 +33,10 @@ class StagingHook {
                      std::function<void(std::exception_ptr)> done) = 0;
   // Called after the task finished: pins are released, written data becomes the valid copy.
   virtual void unstage(const StagingRequest& request) = 0;
+  // Called when a queue-ordered task (TaskSpec::in_queue_order()) enqueued its work, before its
+  // queue successors are staged: what it writes is the valid copy from now on in the order of
+  // its executor's queue. Pins stay until unstage().
+  virtual void enqueued(const StagingRequest& /*request*/) {}
   // A few lines for the end-of-run summary (e.g. memory statistics); empty: nothing to add.
   virtual std::string summary() const { return {}; }
   // For placement policies (TaskView, ExecutorView): the memory spaces that hold a valid copy of

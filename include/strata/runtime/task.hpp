@@ -116,7 +116,8 @@ struct TaskSpec {
   Priority priority = Priority::normal;
   std::vector<TaskHandle> predecessors;
   std::vector<DataAccess> accesses;
-  std::uint64_t bytes = 0;  // data footprint counted against the staging budget
+  std::uint64_t bytes = 0;     // data footprint counted against the staging budget
+  bool queue_ordered = false;  // see in_queue_order()
   // Estimates for policies that weigh executors (PATS); null: none. Shared, so that many tasks of
   // one operation can carry one set of hints without copying it.
   std::shared_ptr<const CostHints> hints;
@@ -136,6 +137,13 @@ struct TaskSpec {
   TaskSpec& updates(const DataHandle& data) & { return access(data, Access::read_write); }
   TaskSpec& reduces(const DataHandle& data) & { return access(data, Access::reduce); }
   TaskSpec& footprint(std::uint64_t staged_bytes) &;
+  // The body only enqueues work on its executor's in-order device queue and hands its completion
+  // to that work (complete_when). A task with this promise that follows another on the same
+  // single executor then starts once the other's body returned, not once its work finished: the
+  // queue runs the two in order, so a dependent kernel is enqueued while its predecessor runs. It
+  // still finishes after the predecessor, and fails if the predecessor failed. Ignored for tasks
+  // with reduce accesses.
+  TaskSpec& in_queue_order() &;
   // The speedup of a device over one CPU core for this task (PATS sorts by it).
   TaskSpec& with_speedup(double speedup) &;
   // The estimated time of this task on an executor of `kind`.
@@ -155,6 +163,7 @@ struct TaskSpec {
   TaskSpec&& updates(const DataHandle& data) && { return std::move(updates(data)); }
   TaskSpec&& reduces(const DataHandle& data) && { return std::move(reduces(data)); }
   TaskSpec&& footprint(std::uint64_t staged_bytes) && { return std::move(footprint(staged_bytes)); }
+  TaskSpec&& in_queue_order() && { return std::move(in_queue_order()); }
   TaskSpec&& with_speedup(double speedup) && { return std::move(with_speedup(speedup)); }
   TaskSpec&& with_estimate(ExecutorKind kind, double seconds) && {
     return std::move(with_estimate(kind, seconds));
