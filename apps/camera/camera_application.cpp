@@ -168,7 +168,8 @@ device::Event CameraApplication::compare(allpairs::DeviceContext& context,
                                          const memory::ChunkView& comparison) const {
   return compare_patterns(context, shape_, left_item.argument(device::ElementType::f32),
                           right_item.argument(device::ElementType::f32),
-                          comparison.argument(device::ElementType::f32));
+                          comparison.argument(device::ElementType::f32),
+                          cropped_ ? PeakAt::any_shift : PeakAt::zero_shift);
 }
 
 Result CameraApplication::postprocess(allpairs::ItemIndex /*left*/, allpairs::ItemIndex /*right*/,

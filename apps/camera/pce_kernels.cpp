@@ -37,15 +37,15 @@ __kernel void prnu_cross_spectrum(uint count, __global const float* left,
 
 constexpr const char* peak_energy_source = R"(
 __kernel void prnu_peak_energy(uint width, uint height, __global const float* surface,
-                               __global float* result, uint at) {
+                               __global float* result, uint at, uint search) {
   __local float best[GROUP];
   __local uint where[GROUP];
   __local float sums[GROUP];
   __local uint counts[GROUP];
-  const uint t = get_local_id(0), count = width * height;
+  const uint t = get_local_id(0), count = width * height, searched = search ? count : 1u;
   float peak = -FLT_MAX;
   uint index = 0;
-  for (uint i = t; i < count; i += GROUP)
+  for (uint i = t; i < searched; i += GROUP)
     if (surface[i] > peak) {
       peak = surface[i];
       index = i;
@@ -107,15 +107,15 @@ extern "C" __global__ void prnu_cross_spectrum(unsigned int count, const float* 
 constexpr const char* peak_energy_cuda = R"(
 extern "C" __global__ void prnu_peak_energy(unsigned int width, unsigned int height,
                                             const float* surface, float* result,
-                                            unsigned int at) {
+                                            unsigned int at, unsigned int search) {
   __shared__ float best[GROUP];
   __shared__ unsigned int where[GROUP];
   __shared__ float sums[GROUP];
   __shared__ unsigned int counts[GROUP];
-  const unsigned int t = threadIdx.x, count = width * height;
+  const unsigned int t = threadIdx.x, count = width * height, searched = search ? count : 1u;
   float peak = -3.402823466e+38f;
   unsigned int index = 0;
-  for (unsigned int i = t; i < count; i += GROUP)
+  for (unsigned int i = t; i < searched; i += GROUP)
     if (surface[i] > peak) {
       peak = surface[i];
       index = i;
@@ -191,6 +191,7 @@ KernelDefinition make_peak_energy() {
       .array<float>("surface", ParamAccess::read)
       .array<float>("result", ParamAccess::read_write)
       .scalar<std::uint32_t>("at")
+      .scalar<std::uint32_t>("search")
       .define("GROUP", std::to_string(reduction_group))
       .define("RADIUS", std::to_string(peak_radius))
       .cpu([](const CpuBlock& block) {
@@ -200,8 +201,9 @@ KernelDefinition make_peak_energy() {
         const float* surface = block.array<float>(2);
         float* result = block.array<float>(3) + block.scalar<std::uint32_t>(4);
         const std::uint32_t count = width * height;
+        const std::uint32_t searched = block.scalar<std::uint32_t>(5) != 0 ? count : 1;
         std::uint32_t peak = 0;
-        for (std::uint32_t i = 1; i < count; ++i)
+        for (std::uint32_t i = 1; i < searched; ++i)
           if (surface[i] > surface[peak]) peak = i;
         double energy = 0.0;
         std::uint32_t summed = 0;

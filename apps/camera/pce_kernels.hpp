@@ -22,9 +22,11 @@ inline constexpr std::uint32_t peak_energy_values = 4;
 // c[k] = n * sum_i left_pattern[i + k] * right_pattern[i] (indices circular, n = width * height).
 const device::KernelDefinition& cross_spectrum_kernel();
 
-// prnu_peak_energy(width, height, surface, result, at), one work-group of reduction_group
-// threads: result[at] = the surface's largest value, result[at + 1] = its index (y * width + x;
-// the first on ties), result[at + 2] = the sum of squares of the values outside the
+// prnu_peak_energy(width, height, surface, result, at, search), one work-group of
+// reduction_group threads: result[at] = the peak — with `search` the surface's largest value,
+// without it the value at zero shift (index 0: patterns of photos of one size are aligned, and
+// the largest of n values of an unrelated pair reaches ~sqrt(2 ln n) sigma by chance) —
+// result[at + 1] = its index (y * width + x; the first on ties), result[at + 2] = the sum of squares of the values outside the
 // peak_neighbourhood square centred on the peak, result[at + 3] = how many values that is.
 const device::KernelDefinition& peak_energy_kernel();
 

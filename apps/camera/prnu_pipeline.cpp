@@ -114,7 +114,7 @@ device::Event correlate(allpairs::DeviceContext& context, std::uint64_t values,
 
 device::Event compare_patterns(allpairs::DeviceContext& context, ImageShape shape,
                                const KernelArg& left, const KernelArg& right,
-                               const KernelArg& comparison) {
+                               const KernelArg& comparison, PeakAt peak) {
   const PatternLayout item = PatternLayout::of(shape);
   const ComparisonLayout layout = ComparisonLayout::of(shape);
   const KernelArg cross = at(comparison, layout.cross_spectrum);
@@ -132,7 +132,8 @@ device::Event compare_patterns(allpairs::DeviceContext& context, ImageShape shap
   return context.launch(peak_energy_kernel(),
                         LaunchGeometry{Dim3{reduction_group}, Dim3{reduction_group}, 1},
                         {KernelArg::value(shape.width), KernelArg::value(shape.height), surface,
-                         comparison, KernelArg::value(correlation_parts)});
+                         comparison, KernelArg::value(correlation_parts),
+                         KernelArg::value(std::uint32_t{peak == PeakAt::any_shift})});
 }
 
 float ncc_from_parts(std::span<const std::byte> parts) {

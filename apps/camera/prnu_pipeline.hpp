@@ -70,12 +70,16 @@ device::Event correlate(allpairs::DeviceContext& context, std::uint64_t values,
                         const device::KernelArg& left, const device::KernelArg& right,
                         const device::KernelArg& parts);
 
+// Where the PCE takes its peak: at zero shift (photos of one size, whose sensor patterns are
+// aligned), or the largest value over every shift (centre crops of photos of several sizes).
+enum class PeakAt { zero_shift, any_shift };
+
 // Compares two extracted items (PatternLayout) into `comparison` (ComparisonLayout): the
 // correlation's partial sums, then the cross-correlation surface's peak and energy
 // (pce_kernels.hpp). Returns the event of the last kernel.
 device::Event compare_patterns(allpairs::DeviceContext& context, ImageShape shape,
                                const device::KernelArg& left, const device::KernelArg& right,
-                               const device::KernelArg& comparison);
+                               const device::KernelArg& comparison, PeakAt peak);
 
 // The normalized cross-correlation of two extracted (zero-mean, unit-norm) patterns from the
 // correlation's partial sums (the first correlation_parts floats of `parts`, as bytes).

@@ -56,6 +56,14 @@ if [[ $mode == real_photos ]]; then
     { echo "a body is split over groups"; exit 1; }
   [[ $(echo "$pairs" | cut -d, -f2 | sort -u | wc -l) -eq $(echo "$pairs" | wc -l) ]] ||
     { echo "bodies share a group"; exit 1; }
+  # The PCE (at zero shift: photos of one size) separates the bodies too: every same-body pair
+  # scores above every pair of two bodies.
+  tail -n +2 "$dir/real.scores.csv" | sed -E 's/^[^,]*_([0-9]+)_[0-9]+\.JPG,[^,]*_([0-9]+)_[0-9]+\.JPG,[^,]*,/\1 \2 /' |
+    awk '{ if ($1 == $2) { if (!same || $3 < low) low = $3; same = 1 }
+           else { if (!other || $3 > high) high = $3; other = 1 } }
+         END { printf "PCE: same body >= %s, other bodies <= %s\n", low, high
+               exit !(same && other && low > high) }' ||
+    { echo "the PCE does not separate the bodies"; exit 1; }
   exit 0
 fi
 

@@ -45,13 +45,15 @@ PeakEnergy read_peak_energy(const std::vector<float>& values, std::size_t at) {
   return result;
 }
 
-// The reference: the largest value, and the squares summed over every index but those of the
-// 11 x 11 offsets around it, taken modulo the sides.
+// The reference: the largest value (or, at zero shift, the first), and the squares summed over
+// every index but those of the 11 x 11 offsets around it, taken modulo the sides.
 PeakEnergy reference_peak_energy(const std::vector<double>& surface, std::uint32_t width,
-                                 std::uint32_t height) {
+                                 std::uint32_t height, PeakAt at = PeakAt::any_shift) {
   PeakEnergy result;
-  result.index = static_cast<std::uint32_t>(std::max_element(surface.begin(), surface.end()) -
-                                            surface.begin());
+  result.index = at == PeakAt::zero_shift
+                     ? 0
+                     : static_cast<std::uint32_t>(
+                           std::max_element(surface.begin(), surface.end()) - surface.begin());
   result.peak = surface[result.index];
   const std::int64_t px = result.index % width, py = result.index / width;
   const std::int64_t radius = peak_neighbourhood / 2;
@@ -108,7 +110,8 @@ TEST_P(PceKernels, TheSurfacesPeakAndEnergyMatchADirectCrossCorrelation) {
   const ComparisonLayout layout = ComparisonLayout::of(shape);
   const auto comparison = harness.upload(Image(layout.bytes / sizeof(float), -1.0f));
   compare_patterns(harness.context(), shape, KernelArg::array<float>(items[0]),
-                   KernelArg::array<float>(items[1]), KernelArg::array<float>(comparison))
+                   KernelArg::array<float>(items[1]), KernelArg::array<float>(comparison),
+                   PeakAt::any_shift)
       .wait();
   const std::vector<float> result =
       harness.download(comparison, layout.result_bytes / sizeof(float));
@@ -159,7 +162,7 @@ TEST_P(PceKernels, PeakEnergyLeavesOutTheNeighbourhoodAcrossTheCorner) {
         .launch(peak_energy_kernel(),
                 LaunchGeometry{Dim3{reduction_group}, Dim3{reduction_group}, 1},
                 {KernelArg::value(width), KernelArg::value(height), KernelArg::array<float>(in),
-                 KernelArg::array<float>(out), KernelArg::value(3u)})
+                 KernelArg::array<float>(out), KernelArg::value(3u), KernelArg::value(1u)})
         .wait();
     const std::vector<float> result = harness.download(out, 3 + peak_energy_values);
     EXPECT_EQ(result[0], -1.0f) << "values before `at` are left alone";
@@ -168,6 +171,37 @@ TEST_P(PceKernels, PeakEnergyLeavesOutTheNeighbourhoodAcrossTheCorner) {
     EXPECT_EQ(got.peak, 40.0);
     EXPECT_EQ(got.count, expected.count);
     EXPECT_NEAR(got.energy, expected.energy, 1e-5 * expected.energy) << width << "x" << height;
+  }
+}
+
+TEST_P(PceKernels, AtZeroShiftThePeakIsTheOriginsValueWhereverTheLargestIs) {
+  CAMERA_REQUIRE_DEVICE(device);
+  // The largest value far from the origin; the origin's value, negative, is the peak at zero
+  // shift, and the energy leaves out the origin's neighbourhood (wrapping around every corner).
+  for (const auto& [width, height] : {std::pair{24u, 16u}, std::pair{300u, 20u}}) {
+    RandomStream random(width + 1, {});
+    std::vector<double> surface(std::size_t{width} * height);
+    for (std::size_t i = 0; i < surface.size(); ++i)
+      surface[i] = i == 0 ? -7.0 : random.normal();
+    surface[std::size_t{height / 2} * width + width / 2] = 40.0;
+    const Image values(surface.begin(), surface.end());
+    std::vector<double> rounded(values.begin(), values.end());
+    const PeakEnergy expected = reference_peak_energy(rounded, width, height, PeakAt::zero_shift);
+    KernelHarness harness(device);
+    const auto in = harness.upload(values);
+    const auto out = harness.upload(Image(peak_energy_values, -1.0f));
+    harness.context()
+        .launch(peak_energy_kernel(),
+                LaunchGeometry{Dim3{reduction_group}, Dim3{reduction_group}, 1},
+                {KernelArg::value(width), KernelArg::value(height), KernelArg::array<float>(in),
+                 KernelArg::array<float>(out), KernelArg::value(0u), KernelArg::value(0u)})
+        .wait();
+    const PeakEnergy got = read_peak_energy(harness.download(out, peak_energy_values), 0);
+    EXPECT_EQ(got.index, 0u);
+    EXPECT_EQ(got.peak, -7.0);
+    EXPECT_EQ(got.count, expected.count);
+    EXPECT_NEAR(got.energy, expected.energy, 1e-5 * expected.energy) << width << "x" << height;
+    EXPECT_LT(got.pce(), 0.0) << "the sign of the peak is kept";
   }
 }
 
