@@ -26,8 +26,9 @@ const device::KernelDefinition& cross_spectrum_kernel();
 // reduction_group threads: result[at] = the peak — with `search` the surface's largest value,
 // without it the value at zero shift (index 0: patterns of photos of one size are aligned, and
 // the largest of n values of an unrelated pair reaches ~sqrt(2 ln n) sigma by chance) —
-// result[at + 1] = its index (y * width + x; the first on ties), result[at + 2] = the sum of squares of the values outside the
-// peak_neighbourhood square centred on the peak, result[at + 3] = how many values that is.
+// result[at + 1] = its index (y * width + x; the first on ties), result[at + 2] = the sum of
+// squares of the values outside the peak_neighbourhood square centred on the peak, result[at + 3] =
+// how many values that is.
 const device::KernelDefinition& peak_energy_kernel();
 
 }  // namespace strata::apps::camera

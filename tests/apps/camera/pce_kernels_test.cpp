@@ -52,8 +52,8 @@ PeakEnergy reference_peak_energy(const std::vector<double>& surface, std::uint32
   PeakEnergy result;
   result.index = at == PeakAt::zero_shift
                      ? 0
-                     : static_cast<std::uint32_t>(
-                           std::max_element(surface.begin(), surface.end()) - surface.begin());
+                     : static_cast<std::uint32_t>(std::max_element(surface.begin(), surface.end()) -
+                                                  surface.begin());
   result.peak = surface[result.index];
   const std::int64_t px = result.index % width, py = result.index / width;
   const std::int64_t radius = peak_neighbourhood / 2;
