@@ -45,6 +45,10 @@ void open_reader_group(DataState& data, const TaskState* first_reader) {
   TaskState* group = TaskState::create();
   group->references.store(2, std::memory_order_relaxed);
   group->unmet.store(initial_open_count, std::memory_order_relaxed);
+  group->enqueue_unmet.store(initial_open_count, std::memory_order_relaxed);
+  // Queue-ordered while every reader is, on one executor (join() keeps it so).
+  group->queue_ordered = first_reader->queue_ordered;
+  group->executor = first_reader->executor;
   group->runtime = first_reader->runtime;
   group->internal = true;
   group->barrier = true;
@@ -56,11 +60,15 @@ void open_reader_group(DataState& data, const TaskState* first_reader) {
 // that count, not by a reference); the count it will take was the datum's. The reader is being
 // registered, so no other thread reaches its successor list yet.
 void join(DataState& data, TaskState* reader) {
+  TaskState* group = data.readers;
   if (--data.readers_open_count < low_open_count) {
-    data.readers->unmet.fetch_add(initial_open_count, std::memory_order_relaxed);
+    group->unmet.fetch_add(initial_open_count, std::memory_order_relaxed);
+    group->enqueue_unmet.fetch_add(initial_open_count, std::memory_order_relaxed);
     data.readers_open_count += initial_open_count;
   }
-  reader->successors.push_back(data.readers);
+  if (!reader->queue_ordered || !(reader->executor == group->executor))
+    group->queue_ordered = false;
+  reader->successors.push_back(group);
 }
 
 // Takes the open reader group from the datum, retained for the caller, with the datum's count.

@@ -46,8 +46,10 @@ void poison(TaskState* task, const std::shared_ptr<const FailureRecord>& cause) 
 
 // Whether `successor` follows `predecessor` in queue order (TaskSpec::in_queue_order()): both
 // promise to use only their executor's in-order queue, and it is the same executor.
+// A reader group (barrier) as a successor is never one: readers may still join it, so its fields
+// are read only once it ended (as a predecessor, it is queue-ordered when all its readers are).
 bool follows_in_queue(const TaskState* predecessor, const TaskState* successor) {
-  return successor->queue_ordered && predecessor->queue_ordered &&
+  return !successor->barrier && successor->queue_ordered && predecessor->queue_ordered &&
          successor->executor == predecessor->executor;
 }
 
@@ -348,20 +350,29 @@ void RuntimeCore::enqueued(TaskState* task) {
   // What it writes is valid in its queue's order from now on: a queue successor that reads it
   // must find it there, not fetch the stale copy.
   if (task->hook_staged) hook_->enqueued(staging_request(task));
-  std::vector<TaskState*> released;
+  std::vector<TaskState*> released, groups;
   {
     std::lock_guard guard(task->lock);
     task->enqueued = true;
     for (TaskState* successor : task->successors) {
+      // A reader group it belongs to: one reader fewer to enqueue.
+      if (successor->barrier) {
+        if (successor->enqueue_unmet.fetch_sub(1, std::memory_order_acq_rel) == 1)
+          groups.push_back(successor);
+        continue;
+      }
       if (!follows_in_queue(task, successor)) continue;
       successor->finish_holds.fetch_add(1, std::memory_order_relaxed);
       released.push_back(successor);
     }
   }
-  // The task holds a reference to each until it finishes, which it cannot before run() returns.
+  // The task holds a reference to each until it finishes, which it cannot before run() returns;
+  // a group waits for this reader to finish.
   for (TaskState* successor : released) {
     if (successor->unmet.fetch_sub(1, std::memory_order_acq_rel) == 1) make_ready(successor);
   }
+  for (TaskState* group : groups)
+    enqueued(group);
 }
 
 void RuntimeCore::release_hold(TaskState* successor,
@@ -414,6 +425,9 @@ void RuntimeCore::register_accesses(TaskState* task, std::vector<DataAccess>& ac
       std::lock_guard guard(group->lock);
       if (group->failure && collected(*group->failure)) group->failure = nullptr;
     }
+    // Enqueued (all its readers were) before finished: its queue successors go first.
+    if (group->enqueue_unmet.fetch_sub(open_count, std::memory_order_acq_rel) == open_count)
+      enqueued(group);
     if (group->unmet.fetch_sub(open_count, std::memory_order_acq_rel) == open_count) {
       make_ready(group);
     }

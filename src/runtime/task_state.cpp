@@ -62,6 +62,7 @@ void TaskState::recycle() {
   priority = Priority::normal;
   empty(candidates, 8);
   executor = ExecutorId{};
+  enqueue_unmet.store(0, std::memory_order_relaxed);
   empty(accesses, 16);
   bytes = 0;
   staged = false;

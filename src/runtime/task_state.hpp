@@ -59,6 +59,9 @@ struct alignas(64) TaskState {
   Priority priority = Priority::normal;
   std::vector<ExecutorId> candidates;
   ExecutorId executor;
+  // A reader group (barrier): its readers not yet enqueued in queue order, plus the datum's open
+  // share (as `unmet` counts those not finished). At zero the group counts as enqueued.
+  std::atomic<std::int32_t> enqueue_unmet{0};
   std::vector<DataAccess> accesses;  // one per datum, duplicates merged
   std::uint64_t bytes = 0;
   bool staged = false;       // counted against a staging budget
@@ -81,7 +84,7 @@ struct alignas(64) TaskState {
   // predecessor holds its successor's finish: `finish_holds` counts 1 for the task's own finish
   // plus one per queue predecessor not finished yet; a task whose own finish comes first parks
   // its status in `parked_status` and the last predecessor to finish finishes it.
-  bool queue_ordered = false;
+  bool queue_ordered = false;  // a reader group: every reader so far is, on `executor`
   bool enqueued = false;
   std::atomic<std::uint16_t> finish_holds{1};
   TaskStatus parked_status = TaskStatus::pending;

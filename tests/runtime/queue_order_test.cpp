@@ -111,6 +111,67 @@ TEST(QueueOrder, ASuccessorSubmittedAfterTheEnqueueStartsAtOnce) {
   EXPECT_EQ(second.status(), TaskStatus::succeeded);
 }
 
+TEST(QueueOrder, AWriterAfterQueueOrderedReadersStartsOnceTheyAreAllEnqueued) {
+  FakeQueue queue;
+  Runtime rt(testing::small_config());
+  const ExecutorId device = add_queue_executor(rt, "device0 compute");
+  const DataHandle data = rt.create_data("x");
+  Gate work_gate;
+  std::mutex lock;
+  std::vector<std::string> ran;  // the queue's order
+  const auto record = [&](std::string what) {
+    std::lock_guard guard(lock);
+    ran.push_back(std::move(what));
+  };
+  std::atomic<int> writer_bodies{0};
+  const TaskHandle first =
+      submit_to_queue(rt, TaskSpec("first").on(device).writes(data).in_queue_order(), queue, [&] {
+        work_gate.pass();
+        record("first");
+      });
+  // Two readers (a reader group), then a writer that must wait only for their enqueue.
+  submit_to_queue(rt, TaskSpec("reader a").on(device).reads(data).in_queue_order(), queue,
+                  [&] { record("reader a"); });
+  submit_to_queue(rt, TaskSpec("reader b").on(device).reads(data).in_queue_order(), queue,
+                  [&] { record("reader b"); });
+  const TaskHandle writer = submit_to_queue(
+      rt, TaskSpec("writer").on(device).writes(data).in_queue_order(), queue,
+      [&] { record("writer"); }, &writer_bodies);
+  EXPECT_TRUE(eventually([&] { return writer_bodies.load() == 1; }));
+  EXPECT_FALSE(first.done());
+  work_gate.open();
+  rt.wait_all();
+  EXPECT_EQ(ran, (std::vector<std::string>{"first", "reader a", "reader b", "writer"}));
+  EXPECT_EQ(writer.status(), TaskStatus::succeeded);
+}
+
+TEST(QueueOrder, AWriterAfterAGroupWithAReaderElsewhereWaitsForTheGroupsFinish) {
+  FakeQueue queue;
+  Runtime rt(testing::small_config());
+  const ExecutorId device = add_queue_executor(rt, "device0 compute");
+  const DataHandle data = rt.create_data("x");
+  Gate work_gate;
+  std::atomic<int> writer_bodies{0};
+  std::atomic<bool> cpu_read{false};
+  submit_to_queue(rt, TaskSpec("first").on(device).writes(data).in_queue_order(), queue,
+                  [&] { work_gate.pass(); });
+  submit_to_queue(rt, TaskSpec("reader").on(device).reads(data).in_queue_order(), queue, [] {});
+  rt.submit(TaskSpec("reader on the CPU").reads(data), [&] { cpu_read = true; });
+  std::atomic<bool> early{false};
+  rt.submit(TaskSpec("writer").on(device).writes(data).in_queue_order(), [&](TaskContext& ctx) {
+    if (!cpu_read.load()) early = true;  // the CPU reader must have finished
+    ++writer_bodies;
+    queue.enqueue([] {}, ctx.defer_completion());
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  EXPECT_EQ(writer_bodies.load(), 0);
+  work_gate.open();
+  rt.wait_all();
+  EXPECT_TRUE(cpu_read.load());
+  EXPECT_EQ(writer_bodies.load(), 1);
+  EXPECT_FALSE(early.load());
+}
+
 TEST(QueueOrder, WithoutThePromiseOrOnAnotherQueueASuccessorWaitsForTheFinish) {
   FakeQueue queue, other_queue;
   Runtime rt(testing::small_config());
