@@ -172,7 +172,12 @@ void Arrays::launch(const ArrayKernel& kernel, const Grid& grid, const WorkDistr
         reduced.push_back(
             region_of(regions[s][kernel.access_index(p)], args[p].array().shape().dims));
       }
-      reductions.try_emplace(p, args[p].array(), memory_op(access.reduce_op), reduced);
+      // Passed in another parameter too, its chunks must keep their contents for that one.
+      bool shared = false;
+      for (std::size_t q = 0; q < params.size(); ++q)
+        shared |=
+            q != p && args[q].is_array() && &args[q].array().record() == &args[p].array().record();
+      reductions.try_emplace(p, args[p].array(), memory_op(access.reduce_op), reduced, shared);
     }
     if (writes(access.mode)) {
       std::vector<std::pair<Region, std::size_t>> written;
@@ -244,10 +249,14 @@ void Arrays::launch(const ArrayKernel& kernel, const Grid& grid, const WorkDistr
         continue;
       }
       if (const auto reduced = reductions.find(p); reduced != reductions.end()) {
-        // Into a partial of the superblock's own (its kernel combines into the identity).
-        uses.push_back(
-            cluster::Use{reduced->second.add_partial(driver_, s, superblock.place, kernel.name()),
-                         RuntimeAccess::read_write});
+        // Into a partial of the superblock's own, which its kernel's task fills with the
+        // identity on the device first.
+        const detail::ReducePlan::Target target =
+            reduced->second.add_partial(driver_, s, superblock.place, kernel.name());
+        uses.push_back(cluster::Use{target.ref, RuntimeAccess::write});
+        if (target.in_place) ++stats_.reduced_in_place;
+        launch.args.back().fill = true;
+        launch.args.back().scalar = reduced->second.identity();
         launch.placements.push_back(placement_of(reduced->second.partial_region(s)));
         ++stats_.reduce_partials;
         continue;

@@ -12,7 +12,6 @@
 
 #include "chunk_boxes.hpp"
 #include "chunk_index.hpp"
-#include "fill_kind.hpp"
 
 namespace strata::array::detail {
 namespace {
@@ -38,8 +37,9 @@ Region hull(const Region& a, const Region& b) {
 
 }  // namespace
 
-ReducePlan::ReducePlan(const Array& array, memory::ReduceOp op, const std::vector<Region>& regions)
-    : array_(array), op_(op), component_of_(regions.size(), none) {
+ReducePlan::ReducePlan(const Array& array, memory::ReduceOp op, const std::vector<Region>& regions,
+                       bool shared)
+    : array_(array), op_(op), shared_(shared), component_of_(regions.size(), none) {
   // The distinct regions, and which one each superblock has.
   std::map<RegionKey, std::size_t> index;
   std::vector<Region> distinct;
@@ -79,30 +79,41 @@ ReducePlan::ReducePlan(const Array& array, memory::ReduceOp op, const std::vecto
     joined.regions.push_back(distinct[r]);
     component_of_distinct[r] = component;
   }
-  for (std::size_t s = 0; s < regions.size(); ++s)
-    if (distinct_of[s] != none) component_of_[s] = component_of_distinct[distinct_of[s]];
+  for (std::size_t s = 0; s < regions.size(); ++s) {
+    if (distinct_of[s] == none) continue;
+    component_of_[s] = component_of_distinct[distinct_of[s]];
+    ++components_[component_of_[s]].superblocks;
+  }
 }
 
 const Region& ReducePlan::partial_region(std::size_t superblock) const {
   return components_[component_of_[superblock]].box;
 }
 
-cluster::ChunkRef ReducePlan::add_partial(cluster::Driver& driver, std::size_t superblock,
-                                          const Place& place, const std::string& kernel) {
+ReducePlan::Target ReducePlan::add_partial(cluster::Driver& driver, std::size_t superblock,
+                                           const Place& place, const std::string& kernel) {
   Component& component = components_[component_of_[superblock]];
-  const device::ElementType type = array_.type();
+  // The superblock alone reduces exactly a chunk on its own device: into that chunk.
+  const ArrayChunk* own = nullptr;
+  if (!shared_ && component.superblocks == 1 && component.regions.size() == 1) {
+    for (const ArrayChunk& chunk : array_.chunks())
+      if (chunk.placement.place == place && chunk.placement.region == component.box) own = &chunk;
+  }
   const cluster::ChunkRef partial =
-      driver.create_chunk(fmt::format("{}{} partial of {} superblock {}", array_.name(),
-                                      component.box.describe(), kernel, superblock),
-                          component.box.elements() * array_.element_bytes(), place.rank);
-  Fill fill;
-  fill.element_bytes = static_cast<std::uint32_t>(array_.element_bytes());
-  const std::array<std::byte, 8> identity = memory::identity(op_, type);
-  std::memcpy(fill.value.data(), identity.data(), identity.size());
-  driver.plan_with(place.rank, fill_kind_name, {cluster::Use{partial, runtime::Access::write}},
-                   fill, fmt::format("identity of {} for {}", memory::to_string(op_), kernel));
-  component.partials.push_back(Partial{partial, place});
-  return partial;
+      own != nullptr
+          ? own->ref
+          : driver.create_chunk(fmt::format("{}{} partial of {} superblock {}", array_.name(),
+                                            component.box.describe(), kernel, superblock),
+                                component.box.elements() * array_.element_bytes(), place.rank);
+  component.partials.push_back(Partial{partial, place, own != nullptr});
+  return Target{partial, own != nullptr};
+}
+
+std::array<unsigned char, 8> ReducePlan::identity() const {
+  const std::array<std::byte, 8> bytes = memory::identity(op_, array_.type());
+  std::array<unsigned char, 8> value{};
+  std::memcpy(value.data(), bytes.data(), bytes.size());
+  return value;
 }
 
 std::uint64_t ReducePlan::finish(cluster::Driver& driver, const std::string& kernel) {
@@ -139,6 +150,7 @@ std::uint64_t ReducePlan::finish(cluster::Driver& driver, const std::string& ker
     // The result replaces the reduced elements wherever the array holds them.
     for (const Region& region : component.regions) {
       chunks.for_each_meeting(region, [&](const ArrayChunk& chunk) {
+        if (chunk.ref.id == result.id) return;  // reduced in place
         const Region part = *chunk.placement.region.intersect(region);
         driver.copy_box(result, box_in(component.box, part), chunk.ref,
                         box_in(chunk.placement.region, part), element);
@@ -146,7 +158,7 @@ std::uint64_t ReducePlan::finish(cluster::Driver& driver, const std::string& ker
       });
     }
     for (const Partial& partial : component.partials)
-      driver.destroy(partial.ref);
+      if (!partial.in_place) driver.destroy(partial.ref);
     if (separate) driver.destroy(result);
   }
   return copies;

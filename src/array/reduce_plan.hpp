@@ -2,8 +2,12 @@
 // The reduce(op) accesses of one launch (the lightning paper, §2.4): each superblock's kernel
 // combines into a partial of its own that starts at the operator's identity; the partials are
 // combined per device, then per rank and over the ranks (the driver's reduction tree), and the
-// result replaces the reduced elements in every chunk that holds them.
+// result replaces the reduced elements in every chunk that holds them. Where one superblock alone
+// reduces a region that is exactly a chunk on its own device, the chunk itself starts at the
+// identity and takes the kernel's results (what hand-written code does): no partial, no copy
+// back, only the copies to the region's other holders (replicas).
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -18,15 +22,23 @@ class ReducePlan {
  public:
   // `regions[s]`: superblock s's access region of `array` (empty where it touches none).
   // Superblocks whose regions overlap without being equal share one partial shape: the box
-  // around all of them.
-  ReducePlan(const Array& array, memory::ReduceOp op, const std::vector<Region>& regions);
+  // around all of them. `shared`: the launch passes the array in another parameter too (its
+  // chunks are then never reduced into in place).
+  ReducePlan(const Array& array, memory::ReduceOp op, const std::vector<Region>& regions,
+             bool shared);
 
   // The region superblock s's partial holds.
   const Region& partial_region(std::size_t superblock) const;
-  // Plans superblock s's partial on `place`'s rank, filled with the identity; the kernel there
-  // combines into it (read_write).
-  cluster::ChunkRef add_partial(cluster::Driver& driver, std::size_t superblock, const Place& place,
-                                const std::string& kernel);
+  // Superblock s's partial on `place`'s rank (or the chunk reduced in place); the kernel's task
+  // fills it with identity() before the kernel combines into it.
+  struct Target {
+    cluster::ChunkRef ref;
+    bool in_place = false;
+  };
+  Target add_partial(cluster::Driver& driver, std::size_t superblock, const Place& place,
+                     const std::string& kernel);
+  // The operator's identity, one element of the array's type.
+  std::array<unsigned char, 8> identity() const;
   // Plans the combination of the partials and the scatter of the results into the array's
   // chunks, and frees the temporaries. Returns the box copies planned.
   std::uint64_t finish(cluster::Driver& driver, const std::string& kernel);
@@ -35,16 +47,19 @@ class ReducePlan {
   struct Partial {
     cluster::ChunkRef ref;
     Place place;
+    bool in_place = false;  // a chunk of the array, not a temporary
   };
   // Overlapping regions of the launch and the partials that hold their box.
   struct Component {
     Region box;
     std::vector<Region> regions;  // distinct
     std::vector<Partial> partials;
+    std::size_t superblocks = 0;  // that reduce into it
   };
 
   const Array& array_;
   memory::ReduceOp op_;
+  bool shared_;
   std::vector<Component> components_;
   std::vector<std::size_t> component_of_;  // per superblock; npos: none
 };

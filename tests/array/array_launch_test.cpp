@@ -290,6 +290,47 @@ TEST(ArrayLaunch, ReductionsDoNotDependOnDataOrWorkDistributions) {
   EXPECT_GT(arrays.stats().reduce_partials, 0u);
 }
 
+// One superblock reducing all of an array whose chunk on its device is exactly that region: the
+// chunk is reduced into in place (no partial), and the other places' replicas get the result.
+TEST(ArrayLaunch, AChunkOfTheSuperblocksDeviceIsReducedInPlaceAndTheReplicasFollow) {
+  Arrays arrays(*the_node, *the_driver);
+  constexpr std::uint64_t rows = 40, cols = 24;
+  std::vector<std::int32_t> a(rows * cols);
+  for (std::uint64_t i = 0; i < rows * cols; ++i)
+    a[i] = static_cast<std::int32_t>((i * 613) % 211) - 100;
+  std::vector<std::int32_t> sums(cols, 0);
+  std::vector<std::int32_t> peaks(rows, std::numeric_limits<std::int32_t>::min());
+  for (std::uint64_t i = 0; i < rows; ++i)
+    for (std::uint64_t j = 0; j < cols; ++j) {
+      sums[j] += a[i * cols + j];
+      peaks[i] = std::max(peaks[i], a[i * cols + j]);
+    }
+  Array da = arrays.from_host<std::int32_t>("A", {rows, cols}, Distribution::row_blocks(7), a);
+  Array dsums = arrays.create("sums", device::ElementType::i32, {cols}, Distribution::replicated());
+  Array dpeaks =
+      arrays.create("peaks", device::ElementType::i32, {rows}, Distribution::replicated());
+  arrays.fill<std::int32_t>(dsums, 777);
+  const LaunchStats before = arrays.stats();
+  for (int round = 0; round < 2; ++round) {  // a second launch reduces afresh
+    arrays.launch(column_sums_kernel(), Grid{{cols, rows}, {4, 4}},
+                  WorkDistribution::tiled({cols / 4, rows / 4}),
+                  {Argument::value<std::int32_t>(rows), Argument::value<std::int32_t>(cols), da,
+                   dsums, dpeaks});
+  }
+  const LaunchStats after = arrays.stats();
+  EXPECT_EQ(after.reduced_in_place - before.reduced_in_place, 4u);
+  EXPECT_EQ(after.reduce_partials - before.reduce_partials, 4u);
+  for (const ArrayChunk& chunk : dsums.chunks())
+    EXPECT_EQ(arrays.read_as<std::int32_t>(dsums, chunk.placement.region), sums)
+        << "the replica on rank " << chunk.placement.place.rank << " device "
+        << chunk.placement.place.device;
+  for (const ArrayChunk& chunk : dpeaks.chunks())
+    EXPECT_EQ(arrays.read_as<std::int32_t>(dpeaks, chunk.placement.region), peaks);
+  arrays.destroy(da);
+  arrays.destroy(dsums);
+  arrays.destroy(dpeaks);
+}
+
 // Superblocks whose reduced regions overlap without being equal (y[i-1:i+1]): every element gets
 // the contributions of every superblock that reaches it.
 TEST(ArrayLaunch, OverlappingReducedRegionsCombineEveryContribution) {

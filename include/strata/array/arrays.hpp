@@ -32,7 +32,9 @@ struct LaunchStats {
   std::uint64_t assembled_regions = 0;  // a temporary chunk was assembled from several chunks
   std::uint64_t box_copies = 0;
   std::uint64_t reduce_partials = 0;  // superblocks' partials of reduce accesses
-  std::uint64_t reused_regions = 0;   // an assembled region kept from an earlier launch was read
+  // Of those, chunks reduced into in place (one superblock reducing exactly a chunk of its device).
+  std::uint64_t reduced_in_place = 0;
+  std::uint64_t reused_regions = 0;  // an assembled region kept from an earlier launch was read
 };
 
 namespace detail {

@@ -31,6 +31,10 @@ struct PlannedArg {
   std::uint32_t use = 0;
   device::ElementType type = device::ElementType::f32;
   std::array<unsigned char, 8> scalar{};
+  // A chunk argument that starts at `scalar` (one element of `type`) in every element: the
+  // kernel's task fills it on the device's compute queue just before the kernel (a reduction's
+  // partial starting at the operator's identity), so the chunk is declared written, not read.
+  bool fill = false;
 
   template <typename T>
   static PlannedArg value(T v) {
@@ -57,7 +61,7 @@ struct PlannedArg {
 
   template <class Archive>
   void serialize(Archive& archive) {
-    archive(chunk, count, use, type, scalar);
+    archive(chunk, count, use, type, scalar, fill);
   }
 };
 
