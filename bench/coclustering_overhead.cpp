@@ -94,10 +94,10 @@ std::string measure(strata::node::Node& node, strata::cluster::Driver& driver, s
   const auto eps = 1e-8f;
 
   const std::map<std::string, ArraySpec> specs = {
-      {"Z", {ElementType::f32, {m, n}}},          {"rows", {ElementType::i32, {m}}},
-      {"cols", {ElementType::i32, {n}}},          {"sums", {ElementType::f32, {k, l}}},
-      {"counts", {ElementType::i32, {k, l}}},     {"row_sums", {ElementType::f32, {m, l}}},
-      {"col_sums", {ElementType::f32, {n, k}}},   {"row_counts", {ElementType::i32, {k}}},
+      {"Z", {ElementType::f32, {m, n}}},        {"rows", {ElementType::i32, {m}}},
+      {"cols", {ElementType::i32, {n}}},        {"sums", {ElementType::f32, {k, l}}},
+      {"counts", {ElementType::i32, {k, l}}},   {"row_sums", {ElementType::f32, {m, l}}},
+      {"col_sums", {ElementType::f32, {n, k}}}, {"row_counts", {ElementType::i32, {k}}},
       {"error", {ElementType::f32, {1}}},
   };
   const auto m32 = Argument::value(static_cast<std::int32_t>(m));
@@ -132,8 +132,8 @@ std::string measure(strata::node::Node& node, strata::cluster::Driver& driver, s
   Arrays arrays(node, driver);
   std::map<std::string, Array> distributed;
   for (const auto& [name, spec] : specs) {
-    distributed.emplace(name, arrays.create(name, spec.type, spec.shape,
-                                            Distribution::row_blocks(spec.shape[0])));
+    distributed.emplace(
+        name, arrays.create(name, spec.type, spec.shape, Distribution::row_blocks(spec.shape[0])));
   }
   arrays.write(distributed.at("Z"), bytes_of(planted.values));
   const auto run_distributed = [&](int count) {
@@ -194,7 +194,8 @@ std::string measure(strata::node::Node& node, strata::cluster::Driver& driver, s
       }
       const std::string& name = std::get<std::string>(param);
       const ArraySpec& spec = specs.at(name);
-      made.args.values.push_back(KernelArg::array_of(buffers.at(name), spec.type, std::uint64_t{0}));
+      made.args.values.push_back(
+          KernelArg::array_of(buffers.at(name), spec.type, std::uint64_t{0}));
       compile.placements.push_back({Dim3{0, 0, 0}, dim3_of(spec.shape)});
     }
     made.compiled = device.compile(step.kernel.definition(), compile);
@@ -261,8 +262,7 @@ std::string measure(strata::node::Node& node, strata::cluster::Driver& driver, s
          ", \"distributed_s_per_iteration\": " + json_list(distributed_s) +
          ", \"overhead_percent\": " + json_list(paired) +
          ", \"overhead_percent_median\": " + std::to_string(median_of(paired)) +
-         ", \"labels_equal\": " + (equal ? "true" : "false") +
-         ", \"operations_per_launch\": " +
+         ", \"labels_equal\": " + (equal ? "true" : "false") + ", \"operations_per_launch\": " +
          std::to_string(static_cast<double>(plans.operations - plans_before.operations) /
                         launches) +
          "}";
