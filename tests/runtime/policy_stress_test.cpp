@@ -152,12 +152,8 @@ void run_and_compare(std::uint64_t seed, int tasks, int data_items, unsigned cpu
     EXPECT_EQ(rt.summary().tasks_succeeded, static_cast<std::uint64_t>(tasks + expected_children));
   }
   EXPECT_EQ(children_ran.load(), expected_children);
-  for (int t = 0; t < tasks; ++t) {
-    ASSERT_EQ(actual_seen[t], expected_seen[t])
-        << "task " << t << " read other values (seed " << seed << ")";
-  }
-  for (int d = 0; d < data_items; ++d)
-    ASSERT_EQ(actual_data[d], expected_data[d]) << "datum " << d << " (seed " << seed << ")";
+  EXPECT_TRUE(
+      stress::same_as_sequential(actual_seen, expected_seen, actual_data, expected_data, seed));
 }
 
 class PolicyStress : public ::testing::TestWithParam<std::tuple<Policy, unsigned>> {};

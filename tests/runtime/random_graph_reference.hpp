@@ -3,6 +3,8 @@
 // (reads are recorded, writes derive from the task and its reads, reductions add, so their order
 // within a group does not matter). A stress test runs the same tasks on the runtime and compares.
 
+#include <gtest/gtest.h>
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -53,6 +55,28 @@ void apply(const Task& task, std::vector<std::uint64_t>& data,
         break;
     }
   }
+}
+
+// Whether a run read what the sequential execution read, task by task, and left every datum as it
+// did; else the first difference.
+template <class Seen>
+::testing::AssertionResult same_as_sequential(const std::vector<Seen>& actual_seen,
+                                              const std::vector<Seen>& expected_seen,
+                                              const std::vector<std::uint64_t>& actual_data,
+                                              const std::vector<std::uint64_t>& expected_data,
+                                              std::uint64_t seed) {
+  for (std::size_t t = 0; t < expected_seen.size(); ++t) {
+    if (!(actual_seen[t] == expected_seen[t]))
+      return ::testing::AssertionFailure()
+             << "task " << t << " read other values (seed " << seed << ")";
+  }
+  for (std::size_t d = 0; d < expected_data.size(); ++d) {
+    if (actual_data[d] != expected_data[d])
+      return ::testing::AssertionFailure()
+             << "datum " << d << " is " << actual_data[d] << ", sequentially " << expected_data[d]
+             << " (seed " << seed << ")";
+  }
+  return ::testing::AssertionSuccess();
 }
 
 }  // namespace strata::runtime::stress

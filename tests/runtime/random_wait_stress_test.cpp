@@ -168,13 +168,8 @@ void run_and_compare(std::uint64_t seed, int tasks, int data_items, unsigned cpu
     }
     rt.wait_all();
   }
-  for (int t = 0; t < tasks; ++t) {
-    ASSERT_EQ(actual_seen[t], expected_seen[t])
-        << "task " << t << " saw other values (seed " << seed << ")";
-  }
-  for (int d = 0; d < data_items; ++d) {
-    ASSERT_EQ(actual_data[d], expected_data[d]) << "datum " << d << " (seed " << seed << ")";
-  }
+  EXPECT_TRUE(
+      stress::same_as_sequential(actual_seen, expected_seen, actual_data, expected_data, seed));
 }
 
 TEST(RandomWaitStress, ManySeedsOnOneTwoAndFourWorkers) {
