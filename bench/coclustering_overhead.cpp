@@ -82,15 +82,11 @@ std::string measure(strata::node::Node& node, strata::cluster::Driver& driver, s
   strata::device::Device& device = *node.devices().front();
   strata::device::Queue& queue = device.queue(strata::device::QueueKind::compute);
   const strata::lightning::PlantedMatrix planted = strata::lightning::planted_matrix(m, n, k, l, 1);
-  std::vector<std::int32_t> row_init(m), col_init(n);
-  for (std::uint64_t i = 0; i < m; ++i)
-    row_init[i] = static_cast<std::int32_t>(i % k);
-  for (std::uint64_t j = 0; j < n; ++j)
-    col_init[j] = static_cast<std::int32_t>(j % l);
-  double total = 0;
-  for (const float value : planted.values)
-    total += value;
-  const auto gavg = static_cast<float>(total / static_cast<double>(m * n));
+  const strata::lightning::CoclusteringStart first =
+      strata::lightning::coclustering_start(planted.values, m, n, k, l);
+  const std::vector<std::int32_t>& row_init = first.rows;
+  const std::vector<std::int32_t>& col_init = first.cols;
+  const auto gavg = static_cast<float>(first.mean);
   const auto eps = 1e-8f;
 
   const std::map<std::string, ArraySpec> specs = {

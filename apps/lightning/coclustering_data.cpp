@@ -34,22 +34,32 @@ PlantedMatrix planted_matrix(std::uint64_t m, std::uint64_t n, int k, int l, std
   return matrix;
 }
 
+CoclusteringStart coclustering_start(const std::vector<float>& values, std::uint64_t m,
+                                     std::uint64_t n, int k, int l) {
+  CoclusteringStart start;
+  start.rows.resize(m);
+  start.cols.resize(n);
+  for (std::uint64_t i = 0; i < m; ++i)
+    start.rows[i] = static_cast<std::int32_t>(i % static_cast<std::uint64_t>(k));
+  for (std::uint64_t j = 0; j < n; ++j)
+    start.cols[j] = static_cast<std::int32_t>(j % static_cast<std::uint64_t>(l));
+  double total = 0;
+  for (const float value : values)
+    total += value;
+  start.mean = total / static_cast<double>(m * n);
+  return start;
+}
+
 CoclusteringResult coclustering_reference(const std::vector<float>& values, std::uint64_t m,
                                           std::uint64_t n, int k, int l, int iterations,
                                           double epsilon) {
   const auto ku = static_cast<std::size_t>(k);
   const auto lu = static_cast<std::size_t>(l);
+  CoclusteringStart start = coclustering_start(values, m, n, k, l);
   CoclusteringResult result;
-  result.rows.resize(m);
-  result.cols.resize(n);
-  for (std::uint64_t i = 0; i < m; ++i)
-    result.rows[i] = static_cast<std::int32_t>(i % ku);
-  for (std::uint64_t j = 0; j < n; ++j)
-    result.cols[j] = static_cast<std::int32_t>(j % lu);
-  double total = 0;
-  for (const float value : values)
-    total += value;
-  const double gavg = total / static_cast<double>(m * n);
+  result.rows = std::move(start.rows);
+  result.cols = std::move(start.cols);
+  const double gavg = start.mean;
   for (int it = 0; it < iterations; ++it) {
     // Co-cluster averages over all entries.
     std::vector<double> sums(ku * lu, 0.0), counts(ku * lu, 0.0);

@@ -16,12 +16,22 @@ struct PlantedMatrix {
 };
 PlantedMatrix planted_matrix(std::uint64_t m, std::uint64_t n, int k, int l, std::uint64_t seed);
 
+// Where CGC's iterations start: rows[i] = i % k, cols[j] = j % l, and the matrix's mean (the
+// global average of the I-divergence).
+struct CoclusteringStart {
+  std::vector<std::int32_t> rows;
+  std::vector<std::int32_t> cols;
+  double mean = 0;
+};
+CoclusteringStart coclustering_start(const std::vector<float>& values, std::uint64_t m,
+                                     std::uint64_t n, int k, int l);
+
 struct CoclusteringResult {
   std::vector<std::int32_t> rows;  // m labels in [0, k)
   std::vector<std::int32_t> cols;  // n labels in [0, l)
   double error = 0;                // the last iteration's sum of the columns' least distances
 };
-// CGC's iterations from rows[i] = i % k and cols[j] = j % l.
+// CGC's iterations from coclustering_start().
 CoclusteringResult coclustering_reference(const std::vector<float>& values, std::uint64_t m,
                                           std::uint64_t n, int k, int l, int iterations,
                                           double epsilon);

@@ -74,15 +74,11 @@ Outcome run_coclustering(node::Node& node, cluster::Driver& driver, const Option
                                                : WorkDistribution::tiled({across, blocks});
   const WorkDistribution by_index =
       round_robin ? WorkDistribution::round_robin({blocks}) : WorkDistribution::tiled({blocks});
-  std::vector<std::int32_t> row_init(m), col_init(n);
-  for (std::uint64_t i = 0; i < m; ++i)
-    row_init[i] = static_cast<std::int32_t>(i % k);
-  for (std::uint64_t j = 0; j < n; ++j)
-    col_init[j] = static_cast<std::int32_t>(j % l);
-  double total = 0;
-  for (const float value : values)
-    total += value;
-  const auto gavg = static_cast<float>(total / static_cast<double>(m * n));
+  const lightning::CoclusteringStart first =
+      lightning::coclustering_start(values, m, n, options.k, options.l);
+  const std::vector<std::int32_t>& row_init = first.rows;
+  const std::vector<std::int32_t>& col_init = first.cols;
+  const auto gavg = static_cast<float>(first.mean);
   const auto eps = static_cast<float>(options.epsilon);
   Array z = arrays.from_host<float>("Z", {m, n}, cut, values);
   Array rows = arrays.from_host<std::int32_t>("rows", {m}, cut, row_init);
