@@ -8,18 +8,15 @@
 namespace strata::node {
 namespace {
 
-using Patterns = std::vector<std::vector<std::byte>>;
-
 // Fills the chunk of `view` with the argument's element, on `queue` (in order before the kernel),
-// from a host buffer of the pattern kept in `patterns` until the kernel has run.
-void fill_on_queue(device::Queue& queue, const memory::ChunkView& view, const PlannedArg& arg,
-                   std::shared_ptr<Patterns>& patterns) {
+// from a host buffer of the pattern that the copy's completion keeps alive.
+void fill_on_queue(device::Queue& queue, const memory::ChunkView& view, const PlannedArg& arg) {
   const std::size_t element = device::size_of(arg.type);
-  if (!patterns) patterns = std::make_shared<Patterns>();
-  std::vector<std::byte>& bytes = patterns->emplace_back(view.bytes);
-  for (std::size_t at = 0; at + element <= bytes.size(); at += element)
-    std::memcpy(bytes.data() + at, arg.scalar.data(), element);
-  queue.copy_to_device(*view.buffer, view.offset, bytes.data(), bytes.size());
+  auto pattern = std::make_shared<std::vector<std::byte>>(view.bytes);
+  for (std::size_t at = 0; at + element <= pattern->size(); at += element)
+    std::memcpy(pattern->data() + at, arg.scalar.data(), element);
+  queue.copy_to_device(*view.buffer, view.offset, pattern->data(), pattern->size())
+      .on_complete([pattern](std::exception_ptr) {});
 }
 
 }  // namespace
@@ -125,11 +122,10 @@ void KernelPlans::launch(cluster::PlanContext& context, const cluster::PlanOp& o
         }
         device::Queue& queue = device.queue(device::QueueKind::compute);
         device::KernelArgs values;
-        std::shared_ptr<Patterns> pattern;  // the fills' sources, until they ran
         for (const PlannedArg& arg : args.args) {
           if (arg.chunk) {
             const memory::ChunkView view = staging.view(task, data[arg.use]);
-            if (arg.fill) fill_on_queue(queue, view, arg, pattern);
+            if (arg.fill) fill_on_queue(queue, view, arg);
             values.values.push_back(view.argument(arg.type));
           } else if (arg.count) {
             const std::uint64_t bytes = staging.view(task, data[arg.use]).bytes;
@@ -146,9 +142,7 @@ void KernelPlans::launch(cluster::PlanContext& context, const cluster::PlanOp& o
             device::Dim3{args.global[0], args.global[1], args.global[2]},
             device::Dim3{args.block[0], args.block[1], args.block[2]}, args.dimensions};
         if (args.sizes.empty()) {
-          const device::Event launched = queue.launch(*kernel, geometry, values);
-          if (pattern) launched.on_complete([pattern](std::exception_ptr) {});
-          runtime::complete_when(task, launched);
+          runtime::complete_when(task, queue.launch(*kernel, geometry, values));
           return;
         }
         // Late sizes: zero the counters, launch, read the counts back, then set the sizes.
@@ -161,7 +155,6 @@ void KernelPlans::launch(cluster::PlanContext& context, const cluster::PlanOp& o
                                                 &zero, sizeof zero));
         }
         const device::Event ran = queue.launch(*kernel, geometry, values, zeroed);
-        if (pattern) ran.on_complete([pattern](std::exception_ptr) {});
         auto counts = std::make_shared<std::vector<std::uint32_t>>(args.sizes.size());
         std::vector<device::Event> read;
         std::vector<std::pair<memory::ChunkId, std::uint64_t>> outputs;  // chunk, element bytes
