@@ -5,7 +5,9 @@
 // hand-written code does: the same definitions compiled with the same whole-array placements,
 // each reduction's target zeroed on the compute queue before its kernel, everything on that one
 // in-order queue. Per repetition: I iterations each way, then a wait, alternating (ABBA) after a
-// warm-up; the labels both sides end with must be equal. One JSON line on stdout.
+// warm-up; the labels both sides end with must be equal. The process's CPU time during each side
+// is reported too: on a machine whose cores also run the kernels (the CPU device, PoCL), what the
+// host spends planning and running tasks is taken from the kernels. One JSON line on stdout.
 // Usage: bench_coclustering_overhead [--backend cpu|opencl|cuda] [--rows M] [--cols N]
 //        [--iterations I] [--repetitions R]
 
@@ -13,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <map>
 #include <span>
 #include <string>
@@ -70,6 +73,13 @@ struct Step {
 
 Dim3 dim3_of(const std::vector<std::uint64_t>& v) {
   return {v[0], v.size() > 1 ? v[1] : 1, v.size() > 2 ? v[2] : 1};
+}
+
+// CPU time of the whole process so far (every thread), in seconds.
+double process_cpu_seconds() {
+  timespec now{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
 }
 
 template <class T>
@@ -224,20 +234,32 @@ std::string measure(strata::node::Node& node, strata::cluster::Driver& driver, s
   reset_distributed();
   run_distributed(1);
   const strata::cluster::PlanStats plans_before = driver.stats();
-  std::vector<double> direct_s, distributed_s, paired;
+  std::vector<double> direct_s, distributed_s, paired, direct_cpu, distributed_cpu;
   for (int rep = 0; rep < repetitions; ++rep) {
     reset_direct();
     reset_distributed();
-    double d = 0, a = 0;
+    double d = 0, a = 0, d_cpu = 0, a_cpu = 0;
+    const auto timed_direct = [&] {
+      const double before = process_cpu_seconds();
+      d = run_direct(iterations);
+      d_cpu = process_cpu_seconds() - before;
+    };
+    const auto timed_distributed = [&] {
+      const double before = process_cpu_seconds();
+      a = run_distributed(iterations);
+      a_cpu = process_cpu_seconds() - before;
+    };
     if (rep % 2 == 0) {
-      d = run_direct(iterations);
-      a = run_distributed(iterations);
+      timed_direct();
+      timed_distributed();
     } else {
-      a = run_distributed(iterations);
-      d = run_direct(iterations);
+      timed_distributed();
+      timed_direct();
     }
     direct_s.push_back(d / iterations);
     distributed_s.push_back(a / iterations);
+    direct_cpu.push_back(d_cpu / iterations);
+    distributed_cpu.push_back(a_cpu / iterations);
     paired.push_back((a / d - 1) * 100);
   }
   const strata::cluster::PlanStats plans = driver.stats();
@@ -258,6 +280,8 @@ std::string measure(strata::node::Node& node, strata::cluster::Driver& driver, s
          ", \"distributed_s_per_iteration\": " + json_list(distributed_s) +
          ", \"overhead_percent\": " + json_list(paired) +
          ", \"overhead_percent_median\": " + std::to_string(median_of(paired)) +
+         ", \"direct_cpu_s_per_iteration\": " + json_list(direct_cpu) +
+         ", \"distributed_cpu_s_per_iteration\": " + json_list(distributed_cpu) +
          ", \"labels_equal\": " + (equal ? "true" : "false") + ", \"operations_per_launch\": " +
          std::to_string(static_cast<double>(plans.operations - plans_before.operations) /
                         launches) +
