@@ -56,13 +56,9 @@ std::vector<PlannedTask> plan(std::mt19937_64& random, int tasks, int data_items
 void run_and_compare(std::uint64_t seed, int tasks, int data_items) {
   std::mt19937_64 random(seed);
   const std::vector<PlannedTask> planned = plan(random, tasks, data_items);
-  std::vector<std::uint64_t> expected_data(data_items);
-  for (int d = 0; d < data_items; ++d)
-    expected_data[d] = mix(seed, d);
-  std::vector<std::uint64_t> actual_data = expected_data;
-  std::vector<std::array<std::uint64_t, max_accesses>> expected_seen(tasks), actual_seen(tasks);
-  for (int t = 0; t < tasks; ++t)
-    apply(planned[t], expected_data, expected_seen[t]);
+  const stress::SequentialRun expected = stress::run_sequentially(planned, seed, data_items);
+  std::vector<std::uint64_t> actual_data = expected.start;
+  std::vector<std::array<std::uint64_t, max_accesses>> actual_seen(tasks);
 
   testing::FakeQueue queue_a(3), queue_b(5);  // every 3rd / 5th completion arrives late
   Config config;
@@ -98,7 +94,7 @@ void run_and_compare(std::uint64_t seed, int tasks, int data_items) {
     EXPECT_EQ(rt.summary().tasks_succeeded, static_cast<std::uint64_t>(tasks));
   }
   EXPECT_TRUE(
-      stress::same_as_sequential(actual_seen, expected_seen, actual_data, expected_data, seed));
+      stress::same_as_sequential(actual_seen, expected.seen, actual_data, expected.data, seed));
 }
 
 TEST(QueueOrderStress, RandomTasksOnQueuesAndTheCpuEqualSequentialExecution) {

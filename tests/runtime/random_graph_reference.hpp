@@ -57,6 +57,26 @@ void apply(const Task& task, std::vector<std::uint64_t>& data,
   }
 }
 
+// The sequential execution of `planned` (tasks as apply() takes them) over `data_items` data that
+// start at mix(seed, d): where a run starts, what each task read, and the data at the end.
+struct SequentialRun {
+  std::vector<std::uint64_t> start;
+  std::vector<std::array<std::uint64_t, max_accesses>> seen;
+  std::vector<std::uint64_t> data;
+};
+template <class Task>
+SequentialRun run_sequentially(const std::vector<Task>& planned, std::uint64_t seed,
+                               int data_items) {
+  SequentialRun run;
+  for (int d = 0; d < data_items; ++d)
+    run.start.push_back(mix(seed, static_cast<std::uint64_t>(d)));
+  run.data = run.start;
+  run.seen.resize(planned.size());
+  for (std::size_t t = 0; t < planned.size(); ++t)
+    apply(planned[t], run.data, run.seen[t]);
+  return run;
+}
+
 // Whether a run read what the sequential execution read, task by task, and left every datum as it
 // did; else the first difference.
 template <class Seen>
