@@ -55,11 +55,16 @@ class FinishOrder {
   std::vector<std::string> names_;
 };
 
-TEST(QueueOrder, ASuccessorIsEnqueuedWhileItsPredecessorsWorkRuns) {
-  FakeQueue queue;
-  Runtime rt(testing::small_config());
+// One device executor on a fake in-order queue, and a datum its tasks access.
+class QueueOrder : public ::testing::Test {
+ protected:
+  FakeQueue queue;  // outlives the runtime, which waits for the work queued on it
+  Runtime rt{testing::small_config()};
   const ExecutorId device = add_queue_executor(rt, "device0 compute");
   const DataHandle data = rt.create_data("x");
+};
+
+TEST_F(QueueOrder, ASuccessorIsEnqueuedWhileItsPredecessorsWorkRuns) {
   Gate body_gate, work_gate;
   std::atomic<int> value{0}, successor_bodies{0};
   // The successor is submitted while the first task's body has not run: it starts as an
@@ -90,11 +95,7 @@ TEST(QueueOrder, ASuccessorIsEnqueuedWhileItsPredecessorsWorkRuns) {
   EXPECT_EQ(order.names(), (std::vector<std::string>{"first", "second"}));
 }
 
-TEST(QueueOrder, ASuccessorSubmittedAfterTheEnqueueStartsAtOnce) {
-  FakeQueue queue;
-  Runtime rt(testing::small_config());
-  const ExecutorId device = add_queue_executor(rt, "device0 compute");
-  const DataHandle data = rt.create_data("x");
+TEST_F(QueueOrder, ASuccessorSubmittedAfterTheEnqueueStartsAtOnce) {
   Gate work_gate;
   std::atomic<int> first_bodies{0}, successor_bodies{0};
   const TaskHandle first = submit_to_queue(
@@ -111,11 +112,7 @@ TEST(QueueOrder, ASuccessorSubmittedAfterTheEnqueueStartsAtOnce) {
   EXPECT_EQ(second.status(), TaskStatus::succeeded);
 }
 
-TEST(QueueOrder, AWriterAfterQueueOrderedReadersStartsOnceTheyAreAllEnqueued) {
-  FakeQueue queue;
-  Runtime rt(testing::small_config());
-  const ExecutorId device = add_queue_executor(rt, "device0 compute");
-  const DataHandle data = rt.create_data("x");
+TEST_F(QueueOrder, AWriterAfterQueueOrderedReadersStartsOnceTheyAreAllEnqueued) {
   Gate work_gate;
   std::mutex lock;
   std::vector<std::string> ran;  // the queue's order
@@ -145,11 +142,7 @@ TEST(QueueOrder, AWriterAfterQueueOrderedReadersStartsOnceTheyAreAllEnqueued) {
   EXPECT_EQ(writer.status(), TaskStatus::succeeded);
 }
 
-TEST(QueueOrder, AWriterAfterAGroupWithAReaderElsewhereWaitsForTheGroupsFinish) {
-  FakeQueue queue;
-  Runtime rt(testing::small_config());
-  const ExecutorId device = add_queue_executor(rt, "device0 compute");
-  const DataHandle data = rt.create_data("x");
+TEST_F(QueueOrder, AWriterAfterAGroupWithAReaderElsewhereWaitsForTheGroupsFinish) {
   Gate work_gate;
   std::atomic<int> writer_bodies{0};
   std::atomic<bool> cpu_read{false};
@@ -172,12 +165,9 @@ TEST(QueueOrder, AWriterAfterAGroupWithAReaderElsewhereWaitsForTheGroupsFinish) 
   EXPECT_FALSE(early.load());
 }
 
-TEST(QueueOrder, WithoutThePromiseOrOnAnotherQueueASuccessorWaitsForTheFinish) {
-  FakeQueue queue, other_queue;
-  Runtime rt(testing::small_config());
-  const ExecutorId device = add_queue_executor(rt, "device0 compute");
+TEST_F(QueueOrder, WithoutThePromiseOrOnAnotherQueueASuccessorWaitsForTheFinish) {
+  FakeQueue other_queue;  // idle once the test waited for every task
   const ExecutorId other = add_queue_executor(rt, "device1 compute");
-  const DataHandle data = rt.create_data("x");
   Gate work_gate;
   std::atomic<bool> finished{false};
   std::atomic<int> bodies{0};
@@ -206,11 +196,7 @@ TEST(QueueOrder, WithoutThePromiseOrOnAnotherQueueASuccessorWaitsForTheFinish) {
   EXPECT_EQ(first.status(), TaskStatus::succeeded);
 }
 
-TEST(QueueOrder, ASuccessorWhoseCompletionComesFirstFinishesAfterItsPredecessor) {
-  FakeQueue queue;
-  Runtime rt(testing::small_config());
-  const ExecutorId device = add_queue_executor(rt, "device0 compute");
-  const DataHandle data = rt.create_data("x");
+TEST_F(QueueOrder, ASuccessorWhoseCompletionComesFirstFinishesAfterItsPredecessor) {
   // The first task's completion is held by the test; the second's work completes at once.
   std::promise<DeferredCompletion> held;
   const TaskHandle first =
@@ -236,11 +222,7 @@ TEST(QueueOrder, ASuccessorWhoseCompletionComesFirstFinishesAfterItsPredecessor)
   EXPECT_EQ(after.status(), TaskStatus::succeeded);
 }
 
-TEST(QueueOrder, APredecessorsFailureFailsTheSuccessorsItReleasedAndTheirDependents) {
-  FakeQueue queue;
-  Runtime rt(testing::small_config());
-  const ExecutorId device = add_queue_executor(rt, "device0 compute");
-  const DataHandle data = rt.create_data("x");
+TEST_F(QueueOrder, APredecessorsFailureFailsTheSuccessorsItReleasedAndTheirDependents) {
   const DataHandle result = rt.create_data("y");
   Gate work_gate;
   std::atomic<int> successor_bodies{0};
@@ -268,11 +250,7 @@ TEST(QueueOrder, APredecessorsFailureFailsTheSuccessorsItReleasedAndTheirDepende
   EXPECT_THROW(rt.wait_all(), TaskFailed);
 }
 
-TEST(QueueOrder, ASuccessorsOwnFailureIsKeptWhenItsPredecessorFailsToo) {
-  FakeQueue queue;
-  Runtime rt(testing::small_config());
-  const ExecutorId device = add_queue_executor(rt, "device0 compute");
-  const DataHandle data = rt.create_data("x");
+TEST_F(QueueOrder, ASuccessorsOwnFailureIsKeptWhenItsPredecessorFailsToo) {
   std::promise<DeferredCompletion> held;
   const TaskHandle first =
       rt.submit(TaskSpec("first").on(device).writes(data).in_queue_order(),
