@@ -70,7 +70,7 @@ section() {
 section tests 140 ctest --test-dir "$build" -L gpu --timeout 100 --output-on-failure
 section allpairs 90 "${bench[@]}" "$root/bench/run_allpairs.sh" 2 backends
 section launch 70 "${bench[@]}" "$root/bench/run_array_launch.sh" 3 21
-section overhead 90 "${bench[@]}" "$root/bench/run_lightning_overhead.sh" 5 50
+section overhead 150 "${bench[@]}" "$root/bench/run_lightning_overhead.sh" 5 50
 section coclustering 40 "${bench[@]}" "$root/bench/run_lightning_coclustering.sh" 2 cuda
 # The camera application on real photos (two Pentax bodies): the CUDA run's groups must be the
 # CPU run's.

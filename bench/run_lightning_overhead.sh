@@ -26,11 +26,14 @@ wait_quiet "$quiet_wait"
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 raw=$results/.lightning-overhead-raw.jsonl
 : >"$raw"
+# A backend whose run fails is reported and left out; the others still give their figures.
 for backend in "${backends[@]}"; do
   "$build/bin/bench_lightning_overhead" --backend "$backend" --repetitions "$repetitions" \
-    --launches "$launches" | sed "s/^{/{\"backend\": \"$backend\", /" >>"$raw"
+    --launches "$launches" | sed "s/^{/{\"backend\": \"$backend\", /" >>"$raw" ||
+    echo "bench_lightning_overhead failed on $backend" >&2
   "$build/bin/bench_coclustering_overhead" --backend "$backend" --repetitions "$repetitions" \
-    --iterations 10 | sed "s/^{/{\"backend\": \"$backend\", /" >>"$raw"
+    --iterations 10 | sed "s/^{/{\"backend\": \"$backend\", /" >>"$raw" ||
+    echo "bench_coclustering_overhead failed on $backend" >&2
 done
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 "$python" - "$raw" "$results/lightning-overhead$tag" \
