@@ -116,15 +116,14 @@ def backends_report():
             f"{machine['kernel']}", f"- {devices_note}",
             f"- load average before: {load_before}; after: {load_after}", "",
             "```", f"cd {os.getcwd()} && {command}", "```", "",
-            "One process, every item cached, the generated data sets (camera "
-            f"{camera_items} photos); the backends alternate within each repetition. Median over "
+            "One process, every item cached, the generated data sets; the backends alternate within each repetition. Median over "
             "the repetitions (min – max). *Efficiency* is the rocket paper's system efficiency "
             "(§6.1, eq. 5) with the stage means of the run; *calibrated* takes the medians of "
             "stages timed alone on the idle device before the run (the engine's calibration). "
             "*vs cpu*: pairs/s over the CPU backend's, same run.", "",
-            "| application | backend | pairs/s | vs cpu | t_preprocess ms | t_compare ms | "
+            "| application | items | backend | pairs/s | vs cpu | t_preprocess ms | t_compare ms | "
             "efficiency % | calibrated t_pre / t_cmp ms | calibrated efficiency % |",
-            "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+            "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for app in sorted(table):
         cpu_rate = None
         if "cpu" in table[app]:
@@ -137,10 +136,10 @@ def backends_report():
             rate = entry["pairs_per_second"]["median"]
             entry["vs_cpu"] = rate / cpu_rate if cpu_rate else None
             out["backends"].setdefault(app, {})[backend] = entry
-            text.append(
-                f"| {app} | {backend} | {fmt(entry['pairs_per_second'])} | "
-                f"{entry['vs_cpu']:.2f} | " if cpu_rate else
-                f"| {app} | {backend} | {fmt(entry['pairs_per_second'])} | – | ")
+            entry["items"] = rs[0]["items"]
+            vs_cpu = f"{entry['vs_cpu']:.2f}" if cpu_rate else "–"
+            text.append(f"| {app} | {entry['items']} | {backend} | "
+                        f"{fmt(entry['pairs_per_second'])} | {vs_cpu} | ")
             text[-1] += (f"{fmt(entry['t_preprocess'], 1e3, 3)} | {fmt(entry['t_compare'], 1e3, 3)}"
                          f" | {fmt(entry['efficiency'], 100)} | "
                          f"{entry['t_calibrated_preprocess']['median'] * 1e3:.3f} / "

@@ -10,14 +10,17 @@
 #                            another python3 may come first on the PATH)
 #   STRATA_BENCH_TAG         appended to the result files' names (NAME-TAG.md), so that a GPU
 #                            machine's results stand beside this machine's
+#   STRATA_BENCH_RUN_LIMIT   seconds one program run may take where a script limits its runs
+#                            (default 300)
 build=${STRATA_BENCH_BUILD:-$root/build/bench}
 build_env=${STRATA_BENCH_BUILD:+STRATA_BENCH_BUILD=$STRATA_BENCH_BUILD }
 prebuilt=${STRATA_BENCH_PREBUILT:-}
 quiet_wait=${STRATA_BENCH_QUIET_WAIT:-300}
 python=${STRATA_BENCH_PYTHON:-/usr/bin/python3}
 tag=${STRATA_BENCH_TAG:+-$STRATA_BENCH_TAG}
+run_limit=${STRATA_BENCH_RUN_LIMIT:-300}
 unset STRATA_BENCH_BUILD STRATA_BENCH_PREBUILT STRATA_BENCH_QUIET_WAIT STRATA_BENCH_PYTHON \
-  STRATA_BENCH_TAG
+  STRATA_BENCH_TAG STRATA_BENCH_RUN_LIMIT
 
 # bench_build TARGET...: the programs in $build/bin, built (Release, no tests) unless prebuilt.
 bench_build() {

@@ -5,11 +5,14 @@
 // the same whole-array placements, uploads the same contents once and launches on the device's
 // compute queue. Each repetition launches L times in a row and then waits, direct and distributed
 // alternating (ABBA) after an untimed warm-up of each. One JSON line per benchmark on stdout.
+// With --kernel-ms T each benchmark is first sized so that one direct launch takes about T ms on
+// the device (the base sizes take about a millisecond on one CPU core).
 // Usage: bench_lightning_overhead [--backend cpu|opencl|cuda] [--repetitions R] [--launches L]
-//        [--only NAME]
+//        [--only NAME] [--kernel-ms T]
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -62,45 +65,56 @@ ArrayParam f32(std::vector<std::uint64_t> shape, double fill) {
   return ArrayParam{ElementType::f32, std::move(shape), fill};
 }
 
-// Sizes for a kernel of about a millisecond on one CPU core's worth of work; the same on every
-// backend, so the figures compare the launch paths, not the devices.
-std::vector<Case> cases() {
+// `value` rounded up to a multiple of `step` (at least one step).
+std::uint64_t round_up(double value, std::uint64_t step) {
+  const auto steps = static_cast<std::uint64_t>(std::ceil(value / static_cast<double>(step)));
+  return std::max<std::uint64_t>(steps, 1) * step;
+}
+
+// The benchmarks at `work` times the work of the base sizes (a kernel of about a millisecond on
+// one CPU core): the side grows with the root that keeps the work proportional (HotSpot and
+// N-Body square, GEMM cube), every size a whole number of blocks.
+std::vector<Case> cases(double work = 1) {
   namespace lightning = strata::lightning;
-  constexpr std::uint64_t options = 1 << 16, cells = 256, n_gemm = 128, rows = 1 << 14, nnz = 16,
-                          bodies = 1024;
+  const std::uint64_t options = round_up(65536 * work, 256),
+                      cells = round_up(256 * std::sqrt(work), 16),
+                      n_gemm = round_up(128 * std::cbrt(work), 16),
+                      rows = round_up(16384 * work, 256),
+                      bodies = round_up(1024 * std::sqrt(work), 256);
+  constexpr std::uint64_t nnz = 16;
+  const auto i32 = [](std::uint64_t value) {
+    return Argument::value(static_cast<std::int32_t>(value));
+  };
   std::vector<Case> all;
-  all.push_back({"black_scholes",
-                 lightning::black_scholes_kernel(),
-                 {Argument::value<std::int32_t>(options), f32({options}, 30.0),
-                  f32({options}, 35.0), f32({options}, 1.5), f32({options}, 0.02),
-                  f32({options}, 0.3), f32({options}, 0.0), f32({options}, 0.0)},
-                 {options},
-                 {256}});
+  all.push_back(
+      {"black_scholes",
+       lightning::black_scholes_kernel(),
+       {i32(options), f32({options}, 30.0), f32({options}, 35.0), f32({options}, 1.5),
+        f32({options}, 0.02), f32({options}, 0.3), f32({options}, 0.0), f32({options}, 0.0)},
+       {options},
+       {256}});
   all.push_back({"hotspot",
                  lightning::hotspot_kernel(),
-                 {Argument::value<std::int32_t>(cells), Argument::value<std::int32_t>(cells),
-                  Argument::value(0.5f), Argument::value(0.1f), Argument::value(0.1f),
-                  Argument::value(0.01f), Argument::value(80.0f), f32({cells, cells}, 0.5),
-                  f32({cells, cells}, 320.0), f32({cells, cells}, 0.0)},
+                 {i32(cells), i32(cells), Argument::value(0.5f), Argument::value(0.1f),
+                  Argument::value(0.1f), Argument::value(0.01f), Argument::value(80.0f),
+                  f32({cells, cells}, 0.5), f32({cells, cells}, 320.0), f32({cells, cells}, 0.0)},
                  {cells, cells},
                  {16, 16}});
   all.push_back({"gemm",
                  lightning::gemm_kernel(),
-                 {Argument::value<std::int32_t>(n_gemm), f32({n_gemm, n_gemm}, 0.5),
-                  f32({n_gemm, n_gemm}, 0.25), f32({n_gemm, n_gemm}, 0.0)},
+                 {i32(n_gemm), f32({n_gemm, n_gemm}, 0.5), f32({n_gemm, n_gemm}, 0.25),
+                  f32({n_gemm, n_gemm}, 0.0)},
                  {n_gemm, n_gemm},
                  {16, 16}});
   all.push_back({"spmv",
                  lightning::spmv_kernel(),
-                 {Argument::value<std::int32_t>(rows), Argument::value<std::int32_t>(nnz),
-                  f32({rows, nnz}, 0.5), ArrayParam{ElementType::i32, {rows, nnz}, 3},
-                  f32({rows}, 1.0), f32({rows}, 0.0)},
+                 {i32(rows), i32(nnz), f32({rows, nnz}, 0.5),
+                  ArrayParam{ElementType::i32, {rows, nnz}, 3}, f32({rows}, 1.0), f32({rows}, 0.0)},
                  {rows},
                  {256}});
   all.push_back({"nbody",
                  lightning::nbody_kernel(),
-                 {Argument::value<std::int32_t>(bodies), f32({bodies, 4}, 1.0),
-                  f32({bodies, 4}, 0.0), f32({bodies, 4}, 0.0)},
+                 {i32(bodies), f32({bodies, 4}, 1.0), f32({bodies, 4}, 0.0), f32({bodies, 4}, 0.0)},
                  {bodies},
                  {256}});
   return all;
@@ -131,55 +145,108 @@ strata::device::Dim3 dim3_of(const std::vector<std::uint64_t>& v, std::uint64_t 
   return {v.empty() ? rest : v[0], v.size() > 1 ? v[1] : rest, v.size() > 2 ? v[2] : rest};
 }
 
+// A case's kernel launched by hand on the device layer: every array one buffer with its
+// contents, the definition compiled with whole-array placements, launched on the compute queue.
+struct DirectLaunch {
+  std::deque<strata::device::DeviceBuffer> buffers;  // stable: `args` point at them
+  strata::device::KernelArgs args;
+  std::shared_ptr<const strata::device::CompiledKernel> compiled;
+  strata::device::LaunchGeometry geometry;
+  strata::device::Queue* queue = nullptr;
+
+  DirectLaunch(strata::device::Device& device, const Case& c)
+      : queue(&device.queue(strata::device::QueueKind::compute)) {
+    strata::device::CompileOptions compile;
+    for (const auto& param : c.params) {
+      if (const auto* scalar = std::get_if<Argument>(&param)) {
+        strata::device::KernelArg value;
+        value.type = scalar->scalar().type;
+        value.scalar_bytes = scalar->scalar().bytes;
+        args.values.push_back(value);
+        continue;
+      }
+      const auto& array = std::get<ArrayParam>(param);
+      const std::vector<std::byte> bytes = contents(array);
+      buffers.push_back(device.allocate(bytes.size()));
+      queue->copy_to_device(buffers.back(), 0, bytes.data(), bytes.size()).wait();
+      args.values.push_back(
+          strata::device::KernelArg::array_of(buffers.back(), array.type, std::uint64_t{0}));
+      compile.placements.push_back({strata::device::Dim3{0, 0, 0}, dim3_of(array.shape, 1)});
+    }
+    compiled = device.compile(c.kernel.definition(), compile);
+    geometry = {dim3_of(c.global, 1), dim3_of(c.block, 1), static_cast<int>(c.global.size())};
+  }
+
+  // Total µs of `count` launches in a row and the wait for them.
+  double run(int count) {
+    const auto start = Clock::now();
+    for (int i = 0; i < count; ++i)
+      queue->launch(*compiled, geometry, args);
+    queue->finish();
+    return std::chrono::duration<double>(Clock::now() - start).count() * 1e6;
+  }
+};
+
+// The case `name` sized so that one direct launch takes about `kernel_ms` on the device: the
+// work grows by the measured shortfall (at most 64x a step) until a launch takes at least 80 %
+// of it. The base sizes suit a CPU core; a GPU needs hundreds of times the work.
+Case calibrated(strata::device::Device& device, const std::string& name, double kernel_ms) {
+  double work = 1;
+  for (int step = 0;; ++step) {
+    std::vector<Case> sized = cases(work);
+    Case c = *std::find_if(sized.begin(), sized.end(),
+                           [&](const Case& candidate) { return candidate.name == name; });
+    DirectLaunch direct(device, c);
+    direct.run(2);
+    const double ms = direct.run(5) / 5 / 1000;
+    if (ms >= 0.8 * kernel_ms || step == 8) {
+      std::fprintf(stderr, "%s: %.3f ms a launch at %.1fx the base work\n", name.c_str(), ms, work);
+      return c;
+    }
+    work *= std::clamp(kernel_ms / std::max(ms, 1e-6), 1.25, 64.0);
+  }
+}
+
+// The sizes of a case, for the report: each array's shape.
+std::string shapes_of(const Case& c) {
+  std::string text;
+  for (const auto& param : c.params) {
+    const auto* array = std::get_if<ArrayParam>(&param);
+    if (array == nullptr) continue;
+    std::string shape;
+    for (std::uint64_t extent : array->shape)
+      shape += (shape.empty() ? "" : "x") + std::to_string(extent);
+    text += (text.empty() ? "" : " ") + shape;
+  }
+  return text;
+}
+
 // One benchmark's measurement, as a JSON object.
 std::string measure(strata::node::Node& node, strata::cluster::Driver& driver, const Case& c,
                     int repetitions, int launches) {
   strata::device::Device& device = *node.devices().front();
   Arrays arrays(node, driver);
   std::vector<Argument> distributed;
-  std::deque<strata::device::DeviceBuffer> buffers;  // stable: the direct arguments point at them
-  strata::device::KernelArgs direct;
-  strata::device::CompileOptions compile;
-  strata::device::Queue& queue = device.queue(strata::device::QueueKind::compute);
   for (std::size_t p = 0; p < c.params.size(); ++p) {
     if (const auto* scalar = std::get_if<Argument>(&c.params[p])) {
       distributed.push_back(*scalar);
-      strata::device::KernelArg value;
-      value.type = scalar->scalar().type;
-      value.scalar_bytes = scalar->scalar().bytes;
-      direct.values.push_back(value);
       continue;
     }
     const auto& array = std::get<ArrayParam>(c.params[p]);
-    const std::vector<std::byte> bytes = contents(array);
     // One chunk (row blocks as tall as the array), on device 0 of rank 0.
     Array made = arrays.create(c.name + "_" + std::to_string(p), array.type, array.shape,
                                Distribution::row_blocks(array.shape[0]));
-    arrays.write(made, bytes);
+    arrays.write(made, contents(array));
     distributed.emplace_back(made);
-    buffers.push_back(device.allocate(bytes.size()));
-    queue.copy_to_device(buffers.back(), 0, bytes.data(), bytes.size()).wait();
-    direct.values.push_back(
-        strata::device::KernelArg::array_of(buffers.back(), array.type, std::uint64_t{0}));
-    compile.placements.push_back({strata::device::Dim3{0, 0, 0}, dim3_of(array.shape, 1)});
   }
-  const auto compiled = device.compile(c.kernel.definition(), compile);
-  const strata::device::LaunchGeometry geometry{dim3_of(c.global, 1), dim3_of(c.block, 1),
-                                                static_cast<int>(c.global.size())};
+  DirectLaunch direct(device, c);
   std::vector<std::uint64_t> superblock;  // every block of the grid in one superblock
   for (std::size_t d = 0; d < c.global.size(); ++d)
     superblock.push_back((c.global[d] + c.block[d] - 1) / c.block[d]);
   const Grid grid{c.global, c.block};
   const WorkDistribution work = WorkDistribution::tiled(superblock);
 
-  // Total µs of `count` launches in a row and the wait for them.
-  const auto run_direct = [&](int count) {
-    const auto start = Clock::now();
-    for (int i = 0; i < count; ++i)
-      queue.launch(*compiled, geometry, direct);
-    queue.finish();
-    return std::chrono::duration<double>(Clock::now() - start).count() * 1e6;
-  };
+  const auto run_direct = [&](int count) { return direct.run(count); };
   const auto run_distributed = [&](int count) {
     const auto start = Clock::now();
     for (int i = 0; i < count; ++i)
@@ -239,6 +306,7 @@ std::string measure(strata::node::Node& node, strata::cluster::Driver& driver, c
   }
   return "{\"benchmark\": " + json_string(c.name) +
          ", \"device\": " + json_string(device.info().name) +
+         ", \"arrays\": " + json_string(shapes_of(c)) +
          ", \"launches\": " + std::to_string(launches) +
          ", \"direct_us_per_launch\": " + json_list(direct_us) +
          ", \"distributed_us_per_launch\": " + json_list(distributed_us) +
@@ -256,12 +324,14 @@ std::string measure(strata::node::Node& node, strata::cluster::Driver& driver, c
 int main(int argc, char** argv) {
   std::string backend = "cpu", only;
   int repetitions = 7, launches = 50;
+  double kernel_ms = 0;  // 0: the base sizes
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     if (flag == "--backend") backend = argv[i + 1];
     if (flag == "--repetitions") repetitions = std::atoi(argv[i + 1]);
     if (flag == "--launches") launches = std::atoi(argv[i + 1]);
     if (flag == "--only") only = argv[i + 1];
+    if (flag == "--kernel-ms") kernel_ms = std::atof(argv[i + 1]);
   }
   strata::node::NodeOptions node_options;
   node_options.config.section<strata::device::DeviceSettings>().backends = backend;
@@ -280,7 +350,9 @@ int main(int argc, char** argv) {
     }
     for (const Case& c : all) {
       if (!only.empty() && c.name != only) continue;
-      lines.push_back(measure(node, driver, c, repetitions, launches));
+      lines.push_back(measure(
+          node, driver, kernel_ms > 0 ? calibrated(*node.devices().front(), c.name, kernel_ms) : c,
+          repetitions, launches));
       std::fprintf(stderr, "done: %s\n", c.name.c_str());
     }
   });

@@ -9,7 +9,10 @@
 # bench/results/allpairs-stealing.{md,json} (4), bench/results/allpairs-backends.{md,json} (5).
 # Usage: bench/run_allpairs.sh [repetitions, default 3] [sections: all (default), stealing or
 #        backends] [backends for section 5, comma list, default: cpu, opencl where clinfo lists a
-#        device, cuda where nvidia-smi lists a GPU]   (settings: bench/common.sh)
+#        device, cuda where nvidia-smi lists a GPU] [items per application, e.g.
+#        camera=256,phylogeny=256 (default camera=96, phylogeny=32, microscopy=24): a GPU runs the
+#        small sets in tens of milliseconds, where start and end weigh on the efficiency]
+#        (settings: bench/common.sh)
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -59,6 +62,11 @@ run() {
 }
 
 declare -A items=([camera]=96 [phylogeny]=32 [microscopy]=24)
+for setting in ${4//,/ }; do
+  [[ $setting =~ ^(camera|phylogeny|microscopy)=[1-9][0-9]*$ ]] ||
+    { echo "items: '$setting' is not APP=COUNT (camera, phylogeny or microscopy)" >&2; exit 2; }
+  items[${setting%=*}]=${setting#*=}
+done
 for app in camera phylogeny microscopy; do
   "$strata" allpairs generate "$app" "$work/$app" --items "${items[$app]}" >/dev/null
 done

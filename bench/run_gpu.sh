@@ -6,7 +6,7 @@
 # h200). Each section has a time limit, so that the whole fits a lease of a few minutes; a
 # section cut short leaves its log and no result file.
 # Usage: bench/run_gpu.sh OUT [sections, comma list; default
-#        tests,allpairs,launch,overhead,coclustering,pentax,capacity,kmeans]   (STRATA_GPU_PACK: the
+#        tests,allpairs,launch,overhead,coclustering,pentax,capacity,correlator,kmeans]   (STRATA_GPU_PACK: the
 #        pack, default .device)
 set -uo pipefail
 
@@ -14,7 +14,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=$(mkdir -p "$1" && cd "$1" && pwd)
 logs=$(mktemp -d)/logs
 mkdir -p "$logs"
-sections=${2:-tests,allpairs,launch,overhead,coclustering,pentax,capacity,kmeans}
+sections=${2:-tests,allpairs,launch,overhead,coclustering,pentax,capacity,correlator,kmeans}
 pack=$(cd "${STRATA_GPU_PACK:-$root/.device}" && pwd)
 unset STRATA_GPU_PACK
 build=$pack/release
@@ -68,9 +68,13 @@ section() {
 
 # One GPU: one test at a time.
 section tests 140 ctest --test-dir "$build" -L gpu --timeout 100 --output-on-failure
-section allpairs 90 "${bench[@]}" "$root/bench/run_allpairs.sh" 2 backends
+# (the GPU runs the default item counts in tens of milliseconds: start and end would weigh on the
+# efficiency; the CPU backend at these counts would take minutes)
+section allpairs 110 "${bench[@]}" "$root/bench/run_allpairs.sh" 2 backends cuda \
+  camera=256,phylogeny=256,microscopy=64
 section launch 70 "${bench[@]}" "$root/bench/run_array_launch.sh" 3 21
-section overhead 150 "${bench[@]}" "$root/bench/run_lightning_overhead.sh" 5 50
+section overhead 130 "${bench[@]}" STRATA_BENCH_RUN_LIMIT=60 "$root/bench/run_lightning_overhead.sh" 5 20 \
+  cuda,opencl
 section coclustering 40 "${bench[@]}" "$root/bench/run_lightning_coclustering.sh" 2 cuda
 # The camera application on real photos (two Pentax bodies): the CUDA run's groups must be the
 # CPU run's.
@@ -88,7 +92,10 @@ export pack
 export -f pentax
 section pentax 30 bash -c pentax
 section capacity 150 "${bench[@]}" "$root/bench/run_lightning_capacity.sh" 1 32 cuda
-section kmeans 75 "${bench[@]}" "$root/bench/run_lightning_kmeans.sh" 1 32 cuda
+# Two compute-intensive benchmarks across the capacity: large enough a capacity (256 MiB) that a
+# kernel is not a few microseconds.
+section correlator 100 "${bench[@]}" "$root/bench/run_lightning_correlator.sh" 1 256 cuda
+section kmeans 120 "${bench[@]}" "$root/bench/run_lightning_kmeans.sh" 1 256 cuda
 
 (cd "$root" && find bench/results -newer "$logs/environment.txt" -name "*-$tag.*") >"$logs/../list"
 # Each report names the GPU it ran on.

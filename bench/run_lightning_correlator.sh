@@ -3,24 +3,18 @@
 # correlator.{json,md,png}: throughput against problem size from 1/4 to 4x the device's capacity
 # (the shape of the lightning paper's Fig. 12), against the in-capacity throughput of the same run.
 # Usage: bench/run_lightning_correlator.sh [repetitions, default 5] [capacity MiB, default 16]
-#        [devices, default cpu]   (STRATA_BENCH_BUILD: build dir; STRATA_BENCH_QUIET_WAIT: seconds
-# to wait for a quiet machine, default 300)
+#        [devices, default cpu]   (settings: bench/common.sh)
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build=${STRATA_BENCH_BUILD:-$root/build/bench}
-quiet_wait=${STRATA_BENCH_QUIET_WAIT:-300}
-unset STRATA_BENCH_BUILD STRATA_BENCH_QUIET_WAIT
+source "$root/bench/common.sh"
 repetitions=${1:-5}
 capacity_mib=${2:-16}
 devices=${3:-cpu}
 results=$root/bench/results
 mkdir -p "$results"
 
-if [[ ! -f $build/build.ninja ]]; then
-  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTRATA_BUILD_TESTS=OFF
-fi
-cmake --build "$build" --target lightning_correlator -j2
+bench_build lightning_correlator
 bin=$build/bin/lightning_correlator
 
 source "$root/bench/quiet_machine.sh"
@@ -46,11 +40,10 @@ for ((r = 0; r < repetitions; ++r)); do
   echo "done: round $((r + 1)) of $repetitions" >&2
 done
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
-command_line="cd $root && bench/run_lightning_correlator.sh $repetitions $capacity_mib $devices"
-# Debian's python3-matplotlib belongs to /usr/bin/python3 (another python3 may come first).
-/usr/bin/python3 "$root/bench/lightning_correlator_report.py" --raw "$raw" \
-  --prefix "$results/lightning-correlator" --command "$command_line" --capacity "$capacity" \
+command_line="cd $root && ${build_env}bench/run_lightning_correlator.sh $repetitions $capacity_mib $devices"
+"$python" "$root/bench/lightning_correlator_report.py" --raw "$raw" \
+  --prefix "$results/lightning-correlator$tag" --command "$command_line" --capacity "$capacity" \
   --channel-bytes "$channel_bytes" --devices "$devices" --load-before "$load_before" \
   --load-after "$load_after"
 rm -f "$raw"
-echo "wrote $results/lightning-correlator.md, .json and .png" >&2
+echo "wrote $results/lightning-correlator$tag.md, .json and .png" >&2
