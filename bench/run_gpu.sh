@@ -6,7 +6,7 @@
 # h200). Each section has a time limit, so that the whole fits a lease of a few minutes; a
 # section cut short leaves its log and no result file.
 # Usage: bench/run_gpu.sh OUT [sections, comma list; default
-#        tests,allpairs,launch,overhead,coclustering,pentax,capacity,correlator,kmeans]   (STRATA_GPU_PACK: the
+#        tests,allpairs,launch,overhead,coclustering,pentax,trace,capacity,correlator,kmeans]   (STRATA_GPU_PACK: the
 #        pack, default .device)
 set -uo pipefail
 
@@ -14,7 +14,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=$(mkdir -p "$1" && cd "$1" && pwd)
 logs=$(mktemp -d)/logs
 mkdir -p "$logs"
-sections=${2:-tests,allpairs,launch,overhead,coclustering,pentax,capacity,correlator,kmeans}
+sections=${2:-tests,allpairs,launch,overhead,coclustering,pentax,trace,capacity,correlator,kmeans}
 pack=$(cd "${STRATA_GPU_PACK:-$root/.device}" && pwd)
 unset STRATA_GPU_PACK
 build=$pack/release
@@ -91,11 +91,21 @@ pentax() {
 export pack
 export -f pentax
 section pentax 30 bash -c pentax
+# A trace of the phylogeny application on CUDA (128 items), for reading the gaps between its
+# kernels on the build machine (logs/phylogeny-cuda.trace.json).
+phylogeny_trace() {
+  strata allpairs generate phylogeny /tmp/phylogeny-trace --items 128 &&
+    strata allpairs run phylogeny /tmp/phylogeny-trace --devices cuda \
+      --trace "$logs/phylogeny-cuda.trace.json"
+}
+export logs
+export -f phylogeny_trace
+section trace 40 bash -c phylogeny_trace
 section capacity 150 "${bench[@]}" "$root/bench/run_lightning_capacity.sh" 1 32 cuda
 # Two compute-intensive benchmarks across the capacity: large enough a capacity (256 MiB) that a
 # kernel is not a few microseconds.
-section correlator 100 "${bench[@]}" "$root/bench/run_lightning_correlator.sh" 1 256 cuda
-section kmeans 120 "${bench[@]}" "$root/bench/run_lightning_kmeans.sh" 1 256 cuda
+section correlator 90 "${bench[@]}" "$root/bench/run_lightning_correlator.sh" 1 256 cuda
+section kmeans 100 "${bench[@]}" "$root/bench/run_lightning_kmeans.sh" 1 256 cuda
 
 (cd "$root" && find bench/results -newer "$logs/environment.txt" -name "*-$tag.*") >"$logs/../list"
 # Each report names the GPU it ran on.
