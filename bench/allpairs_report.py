@@ -150,6 +150,12 @@ def backends_report():
            if e["calibrated_efficiency"]["median"] < 0.95]
     text += ["", "Goal ≥ 95 % calibrated efficiency: "
              + ("met everywhere." if not low else "not met for " + ", ".join(low) + "."), ""]
+    missed = sorted({f"{app} on {backend}" for app, bs in table.items()
+                     for backend, rs in bs.items() if not all(r.get("truth_recovered", True)
+                                                              for r in rs)})
+    if missed:
+        text += ["The generated truth was not recovered (the run completed; `strata allpairs "
+                 "run` exits with status 3) in: " + ", ".join(missed) + ".", ""]
     json.dump(out, open(f"{results}/allpairs-backends{tag}.json", "w"), indent=2)
     open(f"{results}/allpairs-backends{tag}.md", "w").write("\n".join(text) + "\n")
     print(f"wrote {results}/allpairs-backends{tag}.md")

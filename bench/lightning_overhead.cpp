@@ -8,7 +8,7 @@
 // With --kernel-ms T each benchmark is first sized so that one direct launch takes about T ms on
 // the device (the base sizes take about a millisecond on one CPU core).
 // Usage: bench_lightning_overhead [--backend cpu|opencl|cuda] [--repetitions R] [--launches L]
-//        [--only NAME] [--kernel-ms T]
+//        [--only NAME,...] [--kernel-ms T]
 
 #include <algorithm>
 #include <chrono>
@@ -29,6 +29,7 @@
 #include "lightning/spmv_kernels.hpp"
 #include "strata/array/arrays.hpp"
 #include "strata/device/settings.hpp"
+#include "strata/memory/settings.hpp"
 
 namespace {
 
@@ -335,29 +336,32 @@ int main(int argc, char** argv) {
   }
   strata::node::NodeOptions node_options;
   node_options.config.section<strata::device::DeviceSettings>().backends = backend;
+  // A memory-bound kernel of a millisecond on a GPU reads and writes gigabytes: the arrays' host
+  // copies must fit the host space, or they would be written to disk.
+  if (kernel_ms > 0)
+    node_options.config.section<strata::memory::MemorySettings>().host_capacity = 8ull << 30;
   strata::node::Node node(argc, argv, node_options);
   const std::vector<Case> all = cases();
   std::vector<ArrayKernel> kernels;
   for (const Case& c : all)
     kernels.push_back(c.kernel);
   Arrays::prepare(node, kernels);
-  std::vector<std::string> lines;
-  const int status = node.program().run([&](strata::cluster::Driver& driver) {
+  // Each benchmark's line is printed as soon as it is measured (a run cut short keeps them).
+  return node.program().run([&](strata::cluster::Driver& driver) {
     if (node.devices().empty()) {
-      lines.push_back("{\"backend\": \"" + backend + "\", \"skipped\": \"no " + backend +
-                      " device found\"}");
+      std::printf("{\"backend\": \"%s\", \"skipped\": \"no %s device found\"}\n", backend.c_str(),
+                  backend.c_str());
       return;
     }
     for (const Case& c : all) {
-      if (!only.empty() && c.name != only) continue;
-      lines.push_back(measure(
+      if (!only.empty() && (',' + only + ',').find(',' + c.name + ',') == std::string::npos)
+        continue;
+      const std::string line = measure(
           node, driver, kernel_ms > 0 ? calibrated(*node.devices().front(), c.name, kernel_ms) : c,
-          repetitions, launches));
+          repetitions, launches);
+      std::printf("%s\n", line.c_str());
+      std::fflush(stdout);
       std::fprintf(stderr, "done: %s\n", c.name.c_str());
     }
   });
-  if (status != 0 || node.rank() != 0) return status;
-  for (const std::string& line : lines)
-    std::printf("%s\n", line.c_str());
-  return 0;
 }

@@ -70,11 +70,11 @@ section() {
 section tests 140 ctest --test-dir "$build" -L gpu --timeout 100 --output-on-failure
 # (the GPU runs the default item counts in tens of milliseconds: start and end would weigh on the
 # efficiency; the CPU backend at these counts would take minutes)
-section allpairs 110 "${bench[@]}" "$root/bench/run_allpairs.sh" 2 backends cuda \
+section allpairs 70 "${bench[@]}" "$root/bench/run_allpairs.sh" 2 backends cuda \
   camera=256,phylogeny=256,microscopy=64
 section launch 70 "${bench[@]}" "$root/bench/run_array_launch.sh" 3 21
-section overhead 130 "${bench[@]}" STRATA_BENCH_RUN_LIMIT=60 "$root/bench/run_lightning_overhead.sh" 5 20 \
-  cuda,opencl
+section overhead 120 "${bench[@]}" STRATA_BENCH_RUN_LIMIT=90 "$root/bench/run_lightning_overhead.sh" 5 20 \
+  cuda
 section coclustering 40 "${bench[@]}" "$root/bench/run_lightning_coclustering.sh" 2 cuda
 # The camera application on real photos (two Pentax bodies): the CUDA run's groups must be the
 # CPU run's.

@@ -38,14 +38,14 @@ raw=$results/.lightning-overhead-raw.jsonl
 for backend in "${backends[@]}"; do
   matrix=()
   [[ $backend == cuda ]] && matrix=(--rows 16000 --cols 8000)
-  timeout --kill-after=10 "$run_limit" "$build/bin/bench_lightning_overhead" --backend "$backend" \
-    --repetitions "$repetitions" --launches "$launches" --kernel-ms 1 |
-    sed "s/^{/{\"backend\": \"$backend\", /" >>"$raw" ||
-    echo "bench_lightning_overhead failed on $backend" >&2
   timeout --kill-after=10 "$run_limit" "$build/bin/bench_coclustering_overhead" --backend "$backend" \
     --repetitions "$repetitions" --iterations 10 "${matrix[@]}" |
     sed "s/^{/{\"backend\": \"$backend\", /" >>"$raw" ||
     echo "bench_coclustering_overhead failed on $backend" >&2
+  timeout --kill-after=10 "$run_limit" "$build/bin/bench_lightning_overhead" --backend "$backend" \
+    --repetitions "$repetitions" --launches "$launches" --kernel-ms 1 |
+    sed "s/^{/{\"backend\": \"$backend\", /" >>"$raw" ||
+    echo "bench_lightning_overhead failed on $backend" >&2
 done
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 "$python" - "$raw" "$results/lightning-overhead$tag" \

@@ -53,20 +53,6 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
-void JobLimit::acquire() {
-  std::unique_lock guard(lock_);
-  freed_.wait(guard, [&] { return free_ > 0; });
-  --free_;
-}
-
-void JobLimit::release() {
-  {
-    std::lock_guard guard(lock_);
-    ++free_;
-  }
-  freed_.notify_one();
-}
-
 RankEngine::RankEngine(const ApplicationBase& application, const EngineOptions& options,
                        node::Node& node)
     : app_(application),
@@ -87,7 +73,8 @@ RankEngine::RankEngine(const ApplicationBase& application, const EngineOptions& 
   calibrate();
   for (device::Device* device : devices_) {
     stages_.push_back(std::make_unique<DeviceStage>(*device));
-    limits_.push_back(std::make_unique<JobLimit>(options_.jobs_per_device));
+    jobs_.push_back(std::make_unique<JobSlots>(*device, options_.jobs_per_device,
+                                               app_.comparison_result_bytes()));
   }
 
   cache_ = std::make_unique<ItemCache>(
@@ -310,15 +297,15 @@ void RankEngine::leaf(unsigned device, const PairBlock& block) {
 }
 
 void RankEngine::submit_job(unsigned device, ItemIndex left, ItemIndex right) {
-  limits_[device]->acquire();
+  const unsigned slot = jobs_[device]->acquire();
   const ItemUse a = cache_->acquire(left, device);
   const ItemUse b = cache_->acquire(right, device);
   const runtime::ChunkData result =
       staging_.create_data(fmt::format("comparison {},{}", left, right), app_.comparison_bytes());
   DeviceStage& stage = *stages_[device];
-  // The comparison's result comes back to the host on the device's download queue, right after
-  // the kernel: no staging of its own.
-  auto comparison = std::make_shared<std::vector<std::byte>>(app_.comparison_result_bytes());
+  // The comparison's result comes back into the job slot's (pinned) host buffer: no staging of
+  // its own.
+  const std::span<std::byte> comparison = jobs_[device]->result(slot);
 
   const runtime::TaskHandle compare = runtime_.submit(
       runtime::TaskSpec(fmt::format("compare {} {}", left, right))
@@ -341,20 +328,20 @@ void RankEngine::submit_job(unsigned device, ItemIndex left, ItemIndex right) {
         const device::Event copied =
             stage.device()
                 .queue(device::QueueKind::compute)
-                .copy_to_host(comparison->data(), *out.buffer, out.offset, comparison->size());
+                .copy_to_host(comparison.data(), *out.buffer, out.offset, comparison.size());
         runtime::complete_when(context, copied);
       });
   // What follows the comparison runs on the CPU pool: postprocessing, and releasing memory, which
   // may wait for copies in flight (so never on the device queue's thread that completed it).
   compare.on_complete(
-      [this, device, left, right, result, comparison](const runtime::TaskHandle& h) {
+      [this, device, slot, left, right, result, comparison](const runtime::TaskHandle& h) {
         runtime_.post(runtime_.cpu(), "postprocess",
-                      [this, h, device, left, right, result, comparison] {
-                        finish_job(h, left, right, *comparison);
+                      [this, h, device, slot, left, right, result, comparison] {
+                        finish_job(h, left, right, comparison);
                         staging_.destroy_data(result);
                         cache_->release(left);
                         cache_->release(right);
-                        limits_[device]->release();
+                        jobs_[device]->release(slot);
                         stealing_->finished(1);
                       });
       });

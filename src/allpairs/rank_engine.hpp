@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "device_stage.hpp"
+#include "job_slots.hpp"
 #include "strata/allpairs/distributed_cache.hpp"
 #include "strata/allpairs/engine.hpp"
 #include "strata/allpairs/item_cache.hpp"
@@ -61,19 +62,6 @@ struct RankFigures {
     archive(computed, skipped_pairs, skipped_items, loads, remote_hits, remote_misses, bytes_read,
             steals_local, steals_remote, results_sent, devices, counts, seconds);
   }
-};
-
-// A bounded count of jobs in flight on one device (the rocket paper's concurrent job limit).
-class JobLimit {
- public:
-  explicit JobLimit(unsigned limit) : free_(limit) {}
-  void acquire();
-  void release();
-
- private:
-  std::mutex lock_;
-  std::condition_variable freed_;
-  unsigned free_;
 };
 
 class RankEngine {
@@ -134,7 +122,7 @@ class RankEngine {
   std::vector<device::Device*> devices_;  // the node's devices this run computes on
   std::vector<runtime::DeviceExecutors> executors_;
   std::vector<std::unique_ptr<DeviceStage>> stages_;
-  std::vector<std::unique_ptr<JobLimit>> limits_;
+  std::vector<std::unique_ptr<JobSlots>> jobs_;
   std::unique_ptr<ItemCache> cache_;
   std::unique_ptr<cluster::RemoteChunks> remote_;
   std::unique_ptr<DistributedCache> directory_;
