@@ -7,8 +7,10 @@
 // alternating (ABBA) after an untimed warm-up of each. One JSON line per benchmark on stdout.
 // With --kernel-ms T each benchmark is first sized so that one direct launch takes about T ms on
 // the device (the base sizes take about a millisecond on one CPU core).
+// With --direct-buffers pooled the direct side's arrays lie in one buffer at aligned offsets, as
+// the arrays' chunks lie in the memory manager's pool (separate: one buffer each, the default).
 // Usage: bench_lightning_overhead [--backend cpu|opencl|cuda] [--repetitions R] [--launches L]
-//        [--only NAME,...] [--kernel-ms T]
+//        [--only NAME,...] [--kernel-ms T] [--direct-buffers separate|pooled]
 
 #include <algorithm>
 #include <chrono>
@@ -147,7 +149,9 @@ strata::device::Dim3 dim3_of(const std::vector<std::uint64_t>& v, std::uint64_t 
 }
 
 // A case's kernel launched by hand on the device layer: every array one buffer with its
-// contents, the definition compiled with whole-array placements, launched on the compute queue.
+// contents (or, `pooled`, every array at its own aligned offset in one buffer, as chunks lie in
+// the memory manager's pool), the definition compiled with whole-array placements, launched on
+// the compute queue.
 struct DirectLaunch {
   std::deque<strata::device::DeviceBuffer> buffers;  // stable: `args` point at them
   strata::device::KernelArgs args;
@@ -155,8 +159,18 @@ struct DirectLaunch {
   strata::device::LaunchGeometry geometry;
   strata::device::Queue* queue = nullptr;
 
-  DirectLaunch(strata::device::Device& device, const Case& c)
+  DirectLaunch(strata::device::Device& device, const Case& c, bool pooled = false)
       : queue(&device.queue(strata::device::QueueKind::compute)) {
+    const std::uint64_t alignment =
+        std::max<std::uint64_t>(256, device.info().buffer_offset_alignment);
+    std::uint64_t pool_bytes = 0;
+    for (const auto& param : c.params) {
+      if (const auto* array = std::get_if<ArrayParam>(&param))
+        pool_bytes += (elements(*array) * strata::device::size_of(array->type) + alignment - 1) /
+                      alignment * alignment;
+    }
+    if (pooled) buffers.push_back(device.allocate(pool_bytes));
+    std::uint64_t offset = 0;
     strata::device::CompileOptions compile;
     for (const auto& param : c.params) {
       if (const auto* scalar = std::get_if<Argument>(&param)) {
@@ -168,10 +182,11 @@ struct DirectLaunch {
       }
       const auto& array = std::get<ArrayParam>(param);
       const std::vector<std::byte> bytes = contents(array);
-      buffers.push_back(device.allocate(bytes.size()));
-      queue->copy_to_device(buffers.back(), 0, bytes.data(), bytes.size()).wait();
+      if (!pooled) buffers.push_back(device.allocate(bytes.size()));
+      queue->copy_to_device(buffers.back(), offset, bytes.data(), bytes.size()).wait();
       args.values.push_back(
-          strata::device::KernelArg::array_of(buffers.back(), array.type, std::uint64_t{0}));
+          strata::device::KernelArg::array_of(buffers.back(), array.type, offset));
+      if (pooled) offset += (bytes.size() + alignment - 1) / alignment * alignment;
       compile.placements.push_back({strata::device::Dim3{0, 0, 0}, dim3_of(array.shape, 1)});
     }
     compiled = device.compile(c.kernel.definition(), compile);
@@ -224,7 +239,7 @@ std::string shapes_of(const Case& c) {
 
 // One benchmark's measurement, as a JSON object.
 std::string measure(strata::node::Node& node, strata::cluster::Driver& driver, const Case& c,
-                    int repetitions, int launches) {
+                    int repetitions, int launches, bool pooled) {
   strata::device::Device& device = *node.devices().front();
   Arrays arrays(node, driver);
   std::vector<Argument> distributed;
@@ -240,7 +255,7 @@ std::string measure(strata::node::Node& node, strata::cluster::Driver& driver, c
     arrays.write(made, contents(array));
     distributed.emplace_back(made);
   }
-  DirectLaunch direct(device, c);
+  DirectLaunch direct(device, c, pooled);
   std::vector<std::uint64_t> superblock;  // every block of the grid in one superblock
   for (std::size_t d = 0; d < c.global.size(); ++d)
     superblock.push_back((c.global[d] + c.block[d] - 1) / c.block[d]);
@@ -306,6 +321,7 @@ std::string measure(strata::node::Node& node, strata::cluster::Driver& driver, c
     arrays.destroy(array);
   }
   return "{\"benchmark\": " + json_string(c.name) +
+         ", \"direct_buffers\": " + json_string(pooled ? "pooled" : "separate") +
          ", \"device\": " + json_string(device.info().name) +
          ", \"arrays\": " + json_string(shapes_of(c)) +
          ", \"launches\": " + std::to_string(launches) +
@@ -326,6 +342,7 @@ int main(int argc, char** argv) {
   std::string backend = "cpu", only;
   int repetitions = 7, launches = 50;
   double kernel_ms = 0;  // 0: the base sizes
+  bool pooled = false;   // the direct side's arrays in one buffer
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     if (flag == "--backend") backend = argv[i + 1];
@@ -333,6 +350,7 @@ int main(int argc, char** argv) {
     if (flag == "--launches") launches = std::atoi(argv[i + 1]);
     if (flag == "--only") only = argv[i + 1];
     if (flag == "--kernel-ms") kernel_ms = std::atof(argv[i + 1]);
+    if (flag == "--direct-buffers") pooled = std::string(argv[i + 1]) == "pooled";
   }
   strata::node::NodeOptions node_options;
   node_options.config.section<strata::device::DeviceSettings>().backends = backend;
@@ -358,7 +376,7 @@ int main(int argc, char** argv) {
         continue;
       const std::string line = measure(
           node, driver, kernel_ms > 0 ? calibrated(*node.devices().front(), c.name, kernel_ms) : c,
-          repetitions, launches);
+          repetitions, launches, pooled);
       std::printf("%s\n", line.c_str());
       std::fflush(stdout);
       std::fprintf(stderr, "done: %s\n", c.name.c_str());

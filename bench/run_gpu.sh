@@ -6,7 +6,7 @@
 # h200). Each section has a time limit, so that the whole fits a lease of a few minutes; a
 # section cut short leaves its log and no result file.
 # Usage: bench/run_gpu.sh OUT [sections, comma list; default
-#        tests,allpairs,launch,overhead,coclustering,pentax,trace,capacity,correlator,kmeans]   (STRATA_GPU_PACK: the
+#        tests,allpairs,launch,overhead,pooled,coclustering,pentax,trace,capacity,correlator,kmeans]   (STRATA_GPU_PACK: the
 #        pack, default .device)
 set -uo pipefail
 
@@ -14,7 +14,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=$(mkdir -p "$1" && cd "$1" && pwd)
 logs=$(mktemp -d)/logs
 mkdir -p "$logs"
-sections=${2:-tests,allpairs,launch,overhead,coclustering,pentax,trace,capacity,correlator,kmeans}
+sections=${2:-tests,allpairs,launch,overhead,pooled,coclustering,pentax,trace,capacity,correlator,kmeans}
 pack=$(cd "${STRATA_GPU_PACK:-$root/.device}" && pwd)
 unset STRATA_GPU_PACK
 build=$pack/release
@@ -75,6 +75,11 @@ section allpairs 70 "${bench[@]}" "$root/bench/run_allpairs.sh" 2 backends cuda 
 section launch 70 "${bench[@]}" "$root/bench/run_array_launch.sh" 3 21
 section overhead 120 "${bench[@]}" STRATA_BENCH_RUN_LIMIT=90 "$root/bench/run_lightning_overhead.sh" 5 20 \
   cuda
+# Memory-bound kernels ran 5-8 % longer through Arrays::launch on the H200 (one operation a
+# launch, the same program): the direct side with its arrays in one buffer, as the pool holds
+# chunks, tells whether the placement explains it (logs/pooled.log, JSON lines).
+section pooled 60 bench_lightning_overhead --backend cuda --kernel-ms 1 --only black_scholes,spmv \
+  --direct-buffers pooled --repetitions 5 --launches 20
 section coclustering 40 "${bench[@]}" "$root/bench/run_lightning_coclustering.sh" 2 cuda
 # The camera application on real photos (two Pentax bodies): the CUDA run's groups must be the
 # CPU run's.
@@ -103,9 +108,9 @@ export -f phylogeny_trace
 section trace 40 bash -c phylogeny_trace
 section capacity 150 "${bench[@]}" "$root/bench/run_lightning_capacity.sh" 1 32 cuda
 # Two compute-intensive benchmarks across the capacity: large enough a capacity (256 MiB) that a
-# kernel is not a few microseconds.
+# kernel is not a few microseconds (K-Means on the H200: about 15 s a size, 13 sizes).
 section correlator 90 "${bench[@]}" "$root/bench/run_lightning_correlator.sh" 1 256 cuda
-section kmeans 100 "${bench[@]}" "$root/bench/run_lightning_kmeans.sh" 1 256 cuda
+section kmeans 200 "${bench[@]}" "$root/bench/run_lightning_kmeans.sh" 1 256 cuda
 
 (cd "$root" && find bench/results -newer "$logs/environment.txt" -name "*-$tag.*") >"$logs/../list"
 # Each report names the GPU it ran on.
