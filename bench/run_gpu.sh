@@ -3,10 +3,10 @@
 # all-pairs issues, from a pack made by bench/pack_gpu.sh on the build machine. Writes
 # OUT/results.tar.gz (a GPU machine returns few files): logs/ (the environment, each section's
 # log) and the bench/results files the sections wrote, named NAME-TAG (TAG: the GPU, as h100 or
-# h200). Each section has a time limit, so that the whole fits a lease of a few minutes; a
-# section cut short leaves its log and no result file.
-# Usage: bench/run_gpu.sh OUT [sections, comma list; default
-#        tests,allpairs,launch,overhead,pooled,coclustering,pentax,trace,capacity,correlator,kmeans]   (STRATA_GPU_PACK: the
+# h200). Each section has a time limit; together they take more than one 10-minute command, so
+# pick sections to fit a lease. A section cut short leaves its log and no result file.
+# Usage: bench/run_gpu.sh OUT [sections, comma list; default tests,allpairs,launch,overhead,
+#        pooled,coclustering,pentax,trace,capacity,correlator,kmeans]   (STRATA_GPU_PACK: the
 #        pack, default .device)
 set -uo pipefail
 
