@@ -62,13 +62,10 @@ void Arrays::save_hdf5(const Array& array, const std::string& path, const std::s
   if (!array.valid()) throw Error("saving an array: the array was deleted or never made");
   const std::string partial = path + ".partial";
   const Shape& shape = array.shape();
-  create_hdf5_dataset(
-      partial, dataset, array.type(),
-      std::vector<std::uint64_t>(shape.extent.begin(), shape.extent.begin() + shape.dims));
-  // One token passed from write to write: the ranks write the file one after another.
-  const cluster::ChunkRef token = driver_.create_chunk("writes to " + path, 1, 0);
-  const std::byte one{1};
-  driver_.write(token, std::span(&one, 1));
+  const std::vector<std::uint64_t> extents(shape.extent.begin(), shape.extent.begin() + shape.dims);
+  // The dataset's elements have their place in the file from its creation: every rank writes its
+  // own chunks' boxes there, all at once.
+  const std::uint64_t data_offset = create_hdf5_dataset(partial, dataset, array.type(), extents);
   {
     const cluster::PlanBatch batch(driver_);
     const auto& chunks = array.chunks();
@@ -78,15 +75,15 @@ void Arrays::save_hdf5(const Array& array, const std::string& path, const std::s
       for (std::size_t j = 0; j < i && !held; ++j)
         held = chunks[j].placement.region.contains(chunks[i].placement.region);
       if (held) continue;
+      detail::Hdf5Box box = box_of(partial, dataset, chunks[i].placement.region, array.type());
+      box.shape = extents;
+      box.data_offset = data_offset;
       driver_.plan_with(chunks[i].placement.place.rank, detail::hdf5_write_kind_name,
-                        {cluster::Use{chunks[i].ref, runtime::Access::read},
-                         cluster::Use{token, runtime::Access::read_write}},
-                        box_of(partial, dataset, chunks[i].placement.region, array.type()),
+                        {cluster::Use{chunks[i].ref, runtime::Access::read}}, box,
                         "write " + array.name() + " to " + path);
     }
   }
   driver_.wait_all();
-  driver_.destroy(token);
   std::filesystem::rename(partial, path);
 }
 #else

@@ -1,10 +1,14 @@
 #include "strata/array/hdf5_file.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <hdf5.h>
+#include <unistd.h>
 
 #include <array>
+#include <cerrno>
+#include <cstring>
 #include <mutex>
 #include <utility>
 
@@ -201,8 +205,9 @@ void read_hdf5_box(const std::string& path, const std::string& dataset, const Re
   }
 }
 
-void create_hdf5_dataset(const std::string& path, const std::string& dataset,
-                         device::ElementType type, const std::vector<std::uint64_t>& shape) {
+std::uint64_t create_hdf5_dataset(const std::string& path, const std::string& dataset,
+                                  device::ElementType type,
+                                  const std::vector<std::uint64_t>& shape) {
   const std::lock_guard guard(library_lock());
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
   const Handle file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
@@ -212,10 +217,72 @@ void create_hdf5_dataset(const std::string& path, const std::string& dataset,
                      H5Sclose);
   const Handle links(H5Pcreate(H5P_LINK_CREATE), H5Pclose);
   H5Pset_create_intermediate_group(links.get(), 1);
+  // Contiguous, allocated now and never filled: the elements have a fixed place in the file from
+  // the start, which write_hdf5_box_at writes to.
+  const Handle creation(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+  H5Pset_layout(creation.get(), H5D_CONTIGUOUS);
+  H5Pset_alloc_time(creation.get(), H5D_ALLOC_TIME_EARLY);
+  H5Pset_fill_time(creation.get(), H5D_FILL_TIME_NEVER);
   const Handle made(H5Dcreate2(file.get(), dataset.c_str(), memory_type(type), space.get(),
-                               links.get(), H5P_DEFAULT, H5P_DEFAULT),
+                               links.get(), creation.get(), H5P_DEFAULT),
                     H5Dclose);
   if (!made.ok()) fail(path, dataset, "cannot create the dataset");
+  const haddr_t offset = H5Dget_offset(made.get());
+  if (offset == HADDR_UNDEF) fail(path, dataset, "the new dataset has no place in the file");
+  return offset;
+}
+
+void write_hdf5_box_at(const std::string& path, const std::string& dataset,
+                       std::uint64_t data_offset, const std::vector<std::uint64_t>& shape,
+                       const Region& region, device::ElementType type,
+                       std::span<const std::byte> values) {
+  Hdf5Dataset expected;
+  expected.type = type;
+  expected.shape = shape;
+  check_region(path, dataset, expected, region, type, values.size());
+  const std::uint32_t dims = region.dims;
+  const std::uint64_t element = device::size_of(type);
+  // Elements between consecutive indices of each dimension, in the file (row-major).
+  std::array<std::uint64_t, 3> stride{1, 1, 1};
+  for (std::uint32_t d = dims - 1; d > 0; --d)
+    stride[d - 1] = stride[d] * shape[d];
+  // The box is a set of runs contiguous in the file: the innermost dimensions it covers whole,
+  // plus the next one out; the dimensions outside that are iterated.
+  std::uint32_t outer = dims - 1;
+  while (outer > 0 && region.lo[outer] == 0 && region.hi[outer] == shape[outer])
+    --outer;
+  const std::uint64_t run = (region.hi[outer] - region.lo[outer]) * stride[outer] * element;
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) fail(path, dataset, fmt::format("cannot open it to write: {}", std::strerror(errno)));
+  std::array<std::uint64_t, 3> at = region.lo;
+  std::size_t from = 0;
+  std::string error;
+  while (error.empty()) {
+    std::uint64_t index = 0;
+    for (std::uint32_t d = 0; d < dims; ++d)
+      index += at[d] * stride[d];
+    for (std::uint64_t done = 0; done < run && error.empty();) {
+      const ssize_t wrote = ::pwrite(fd, values.data() + from + done, run - done,
+                                     static_cast<off_t>(data_offset + index * element + done));
+      if (wrote > 0) {
+        done += static_cast<std::uint64_t>(wrote);
+      } else if (wrote < 0 && errno != EINTR) {
+        error = std::strerror(errno);
+      }
+    }
+    from += run;
+    // The next run: the indices of the dimensions outside `outer` advance, innermost first.
+    bool more = false;
+    for (std::uint32_t d = outer; d-- > 0 && !more;) {
+      more = ++at[d] < region.hi[d];
+      if (!more) at[d] = region.lo[d];
+    }
+    if (!more) break;
+  }
+  if (::close(fd) != 0 && error.empty()) error = std::strerror(errno);
+  if (!error.empty()) {
+    fail(path, dataset, fmt::format("writing box {} failed: {}", region.describe(), error));
+  }
 }
 
 void write_hdf5_box(const std::string& path, const std::string& dataset, const Region& region,

@@ -30,7 +30,8 @@ void submit_io(cluster::PlanContext& context, const cluster::PlanOp& op, bool re
         if (read) {
           read_hdf5_box(box.path, box.dataset, box.region(), box.type, bytes);
         } else {
-          write_hdf5_box(box.path, box.dataset, box.region(), box.type, bytes);
+          write_hdf5_box_at(box.path, box.dataset, box.data_offset, box.shape, box.region(),
+                            box.type, bytes);
         }
       },
       op.accesses);

@@ -6,11 +6,16 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <random>
+#include <span>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "strata/base/error.hpp"
@@ -107,6 +112,76 @@ TEST(Hdf5File, ErrorsNameTheFileTheDatasetAndWhatWasExpected) {
                   Region::of(std::array<std::uint64_t, 1>{0}, std::array<std::uint64_t, 1>{6}),
                   device::ElementType::f64, std::as_writable_bytes(std::span(out)));
             }).find("box [0:6] leaves its shape (4)"),
+            std::string::npos);
+}
+
+// Random cuts of a 3-D dataset into a grid of boxes, each box written by a thread of its own at
+// its place in the file (as ranks write their chunks at once): HDF5 reads back every element.
+TEST(Hdf5File, BoxesWrittenAtTheirPlaceInTheFileAllAtOnceReadBackThroughHdf5) {
+  const std::vector<std::uint64_t> shape{5, 6, 7};
+  std::vector<std::uint16_t> all(5 * 6 * 7);
+  for (std::size_t i = 0; i < all.size(); ++i)
+    all[i] = static_cast<std::uint16_t>(i * 7 + 3);
+  std::mt19937 random(11);
+  for (int round = 0; round < 12; ++round) {
+    const std::string path = temp_path("at_once.h5");
+    const std::uint64_t offset =
+        create_hdf5_dataset(path, "/grid/values", device::ElementType::u16, shape);
+    // Per dimension, cut points between 0 and the extent (some rounds leave a dimension whole).
+    std::array<std::vector<std::uint64_t>, 3> cuts;
+    for (std::size_t d = 0; d < 3; ++d) {
+      cuts[d] = {0, shape[d]};
+      const int extra = static_cast<int>(random() % 3);
+      for (int c = 0; c < extra; ++c)
+        cuts[d].push_back(1 + random() % (shape[d] - 1));
+      std::sort(cuts[d].begin(), cuts[d].end());
+      cuts[d].erase(std::unique(cuts[d].begin(), cuts[d].end()), cuts[d].end());
+    }
+    std::vector<std::thread> writers;
+    for (std::size_t a = 0; a + 1 < cuts[0].size(); ++a)
+      for (std::size_t b = 0; b + 1 < cuts[1].size(); ++b)
+        for (std::size_t c = 0; c + 1 < cuts[2].size(); ++c) {
+          const std::array<std::uint64_t, 3> lo{cuts[0][a], cuts[1][b], cuts[2][c]};
+          const std::array<std::uint64_t, 3> hi{cuts[0][a + 1], cuts[1][b + 1], cuts[2][c + 1]};
+          writers.emplace_back([&, lo, hi] {
+            std::vector<std::uint16_t> box;
+            for (std::uint64_t i = lo[0]; i < hi[0]; ++i)
+              for (std::uint64_t j = lo[1]; j < hi[1]; ++j)
+                for (std::uint64_t k = lo[2]; k < hi[2]; ++k)
+                  box.push_back(all[(i * 6 + j) * 7 + k]);
+            write_hdf5_box_at(path, "/grid/values", offset, shape, Region::of(lo, hi),
+                              device::ElementType::u16, std::as_bytes(std::span(box)));
+          });
+        }
+    for (std::thread& writer : writers)
+      writer.join();
+    std::vector<std::uint16_t> read(all.size());
+    read_hdf5_box(
+        path, "/grid/values",
+        Region::of(std::array<std::uint64_t, 3>{0, 0, 0}, std::array<std::uint64_t, 3>{5, 6, 7}),
+        device::ElementType::u16, std::as_writable_bytes(std::span(read)));
+    ASSERT_EQ(read, all) << "round " << round << ", " << writers.size() << " boxes";
+  }
+}
+
+TEST(Hdf5File, ABoxWrittenAtItsPlaceIsCheckedAndNamesTheFile) {
+  const std::string path = temp_path("at_place.h5");
+  const std::uint64_t offset = create_hdf5_dataset(path, "/v", device::ElementType::f32, {4, 4});
+  const std::vector<float> values(8, 1.0f);
+  EXPECT_NE(message_of([&] {
+              write_hdf5_box_at(path, "/v", offset, {4, 4},
+                                Region::of(std::array<std::uint64_t, 2>{3, 0},
+                                           std::array<std::uint64_t, 2>{5, 4}),
+                                device::ElementType::f32, bytes_of(values));
+            }).find("dataset '/v': box [3:5, 0:4] leaves its shape (4, 4)"),
+            std::string::npos);
+  const std::string missing = temp_path("no_such_dir/at_place.h5");
+  EXPECT_NE(message_of([&] {
+              write_hdf5_box_at(missing, "/v", offset, {4, 4},
+                                Region::of(std::array<std::uint64_t, 2>{0, 0},
+                                           std::array<std::uint64_t, 2>{2, 4}),
+                                device::ElementType::f32, bytes_of(values));
+            }).find(missing + ", dataset '/v': cannot open it to write"),
             std::string::npos);
 }
 

@@ -3,7 +3,7 @@
 // reads and writes of one box (hyperslab) of a dataset — what each rank does for its own chunks,
 // so no array is gathered on one rank. Errors name the file, the dataset and what was expected.
 // Calls into the HDF5 library are serialized within the process (Debian's serial build is not
-// thread-safe).
+// thread-safe); write_hdf5_box_at does not call it.
 
 #include <cstdint>
 #include <span>
@@ -29,9 +29,19 @@ Hdf5Dataset describe_hdf5_dataset(const std::string& path, const std::string& da
 // Reads `region` of the dataset into `out` (row-major, the region's elements of `type`).
 void read_hdf5_box(const std::string& path, const std::string& dataset, const Region& region,
                    device::ElementType type, std::span<std::byte> out);
-// Creates (or replaces) the file with one empty dataset of `type` and `shape`.
-void create_hdf5_dataset(const std::string& path, const std::string& dataset,
-                         device::ElementType type, const std::vector<std::uint64_t>& shape);
+// Creates (or replaces) the file with one dataset of `type` and `shape`, contiguous and with its
+// space allocated (not filled) at creation; returns where its elements start in the file.
+std::uint64_t create_hdf5_dataset(const std::string& path, const std::string& dataset,
+                                  device::ElementType type,
+                                  const std::vector<std::uint64_t>& shape);
+// Writes `values` (row-major, the region's elements) into `region` of a dataset made by
+// create_hdf5_dataset, whose elements start at `data_offset` in the file and whose shape is
+// `shape`: plain positioned writes of the box's runs, no HDF5 call, so any number of processes
+// and threads may write disjoint boxes of one file at once (several ranks saving an array).
+void write_hdf5_box_at(const std::string& path, const std::string& dataset,
+                       std::uint64_t data_offset, const std::vector<std::uint64_t>& shape,
+                       const Region& region, device::ElementType type,
+                       std::span<const std::byte> values);
 // Writes `values` (row-major, the region's elements) into `region` of an existing dataset.
 void write_hdf5_box(const std::string& path, const std::string& dataset, const Region& region,
                     device::ElementType type, std::span<const std::byte> values);
