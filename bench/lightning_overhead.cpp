@@ -163,13 +163,17 @@ struct DirectLaunch {
       : queue(&device.queue(strata::device::QueueKind::compute)) {
     const std::uint64_t alignment =
         std::max<std::uint64_t>(256, device.info().buffer_offset_alignment);
-    std::uint64_t pool_bytes = 0;
-    for (const auto& param : c.params) {
-      if (const auto* array = std::get_if<ArrayParam>(&param))
-        pool_bytes += (elements(*array) * strata::device::size_of(array->type) + alignment - 1) /
-                      alignment * alignment;
+    const auto aligned = [&](std::uint64_t bytes) {
+      return (bytes + alignment - 1) / alignment * alignment;
+    };
+    if (pooled) {
+      std::uint64_t pool_bytes = 0;
+      for (const auto& param : c.params) {
+        if (const auto* array = std::get_if<ArrayParam>(&param))
+          pool_bytes += aligned(elements(*array) * strata::device::size_of(array->type));
+      }
+      buffers.push_back(device.allocate(pool_bytes));
     }
-    if (pooled) buffers.push_back(device.allocate(pool_bytes));
     std::uint64_t offset = 0;
     strata::device::CompileOptions compile;
     for (const auto& param : c.params) {
@@ -186,7 +190,7 @@ struct DirectLaunch {
       queue->copy_to_device(buffers.back(), offset, bytes.data(), bytes.size()).wait();
       args.values.push_back(
           strata::device::KernelArg::array_of(buffers.back(), array.type, offset));
-      if (pooled) offset += (bytes.size() + alignment - 1) / alignment * alignment;
+      if (pooled) offset += aligned(bytes.size());
       compile.placements.push_back({strata::device::Dim3{0, 0, 0}, dim3_of(array.shape, 1)});
     }
     compiled = device.compile(c.kernel.definition(), compile);

@@ -34,18 +34,21 @@ wait_quiet "$quiet_wait"
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 raw=$results/.lightning-overhead-raw.jsonl
 : >"$raw"
-# A backend whose run fails is reported and left out; the others still give their figures.
+# run_limited PROGRAM BACKEND ARGS...: one program run, within the time limit, its JSON lines
+# marked with the backend; a run that fails is reported and left out, the others still count.
+run_limited() {
+  local program=$1 backend=$2
+  shift 2
+  timeout --kill-after=10 "$run_limit" "$build/bin/$program" --backend "$backend" "$@" |
+    sed "s/^{/{\"backend\": \"$backend\", /" >>"$raw" || echo "$program failed on $backend" >&2
+}
 for backend in "${backends[@]}"; do
   matrix=()
   [[ $backend == cuda ]] && matrix=(--rows 16000 --cols 8000)
-  timeout --kill-after=10 "$run_limit" "$build/bin/bench_coclustering_overhead" --backend "$backend" \
-    --repetitions "$repetitions" --iterations 10 "${matrix[@]}" |
-    sed "s/^{/{\"backend\": \"$backend\", /" >>"$raw" ||
-    echo "bench_coclustering_overhead failed on $backend" >&2
-  timeout --kill-after=10 "$run_limit" "$build/bin/bench_lightning_overhead" --backend "$backend" \
-    --repetitions "$repetitions" --launches "$launches" --kernel-ms 1 |
-    sed "s/^{/{\"backend\": \"$backend\", /" >>"$raw" ||
-    echo "bench_lightning_overhead failed on $backend" >&2
+  run_limited bench_coclustering_overhead "$backend" --repetitions "$repetitions" \
+    --iterations 10 "${matrix[@]}"
+  run_limited bench_lightning_overhead "$backend" --repetitions "$repetitions" \
+    --launches "$launches" --kernel-ms 1
 done
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 "$python" - "$raw" "$results/lightning-overhead$tag" \

@@ -266,7 +266,9 @@ void write_hdf5_box_at(const std::string& path, const std::string& dataset,
                                      static_cast<off_t>(data_offset + index * element + done));
       if (wrote > 0) {
         done += static_cast<std::uint64_t>(wrote);
-      } else if (wrote < 0 && errno != EINTR) {
+      } else if (wrote == 0) {
+        error = "nothing was written";
+      } else if (errno != EINTR) {
         error = std::strerror(errno);
       }
     }
