@@ -8,9 +8,11 @@
 // With --kernel-ms T each benchmark is first sized so that one direct launch takes about T ms on
 // the device (the base sizes take about a millisecond on one CPU core).
 // With --direct-buffers pooled the direct side's arrays lie in one buffer at aligned offsets, as
-// the arrays' chunks lie in the memory manager's pool (separate: one buffer each, the default).
+// the arrays' chunks lie in the memory manager's pool (separate: one buffer each, the default);
+// --direct-alignment A aligns those offsets to A bytes instead of the pool's alignment.
 // Usage: bench_lightning_overhead [--backend cpu|opencl|cuda] [--repetitions R] [--launches L]
 //        [--only NAME,...] [--kernel-ms T] [--direct-buffers separate|pooled]
+//        [--direct-alignment A]
 
 #include <algorithm>
 #include <chrono>
@@ -159,10 +161,12 @@ struct DirectLaunch {
   strata::device::LaunchGeometry geometry;
   strata::device::Queue* queue = nullptr;
 
-  DirectLaunch(strata::device::Device& device, const Case& c, bool pooled = false)
+  DirectLaunch(strata::device::Device& device, const Case& c, bool pooled = false,
+               std::uint64_t pool_alignment = 0)
       : queue(&device.queue(strata::device::QueueKind::compute)) {
     const std::uint64_t alignment =
-        std::max<std::uint64_t>(256, device.info().buffer_offset_alignment);
+        pool_alignment != 0 ? pool_alignment
+                            : std::max<std::uint64_t>(256, device.info().buffer_offset_alignment);
     const auto aligned = [&](std::uint64_t bytes) {
       return (bytes + alignment - 1) / alignment * alignment;
     };
@@ -243,7 +247,7 @@ std::string shapes_of(const Case& c) {
 
 // One benchmark's measurement, as a JSON object.
 std::string measure(strata::node::Node& node, strata::cluster::Driver& driver, const Case& c,
-                    int repetitions, int launches, bool pooled) {
+                    int repetitions, int launches, bool pooled, std::uint64_t alignment) {
   strata::device::Device& device = *node.devices().front();
   Arrays arrays(node, driver);
   std::vector<Argument> distributed;
@@ -259,7 +263,7 @@ std::string measure(strata::node::Node& node, strata::cluster::Driver& driver, c
     arrays.write(made, contents(array));
     distributed.emplace_back(made);
   }
-  DirectLaunch direct(device, c, pooled);
+  DirectLaunch direct(device, c, pooled, alignment);
   std::vector<std::uint64_t> superblock;  // every block of the grid in one superblock
   for (std::size_t d = 0; d < c.global.size(); ++d)
     superblock.push_back((c.global[d] + c.block[d] - 1) / c.block[d]);
@@ -326,6 +330,7 @@ std::string measure(strata::node::Node& node, strata::cluster::Driver& driver, c
   }
   return "{\"benchmark\": " + json_string(c.name) +
          ", \"direct_buffers\": " + json_string(pooled ? "pooled" : "separate") +
+         ", \"direct_alignment\": " + std::to_string(alignment) +
          ", \"device\": " + json_string(device.info().name) +
          ", \"arrays\": " + json_string(shapes_of(c)) +
          ", \"launches\": " + std::to_string(launches) +
@@ -345,8 +350,9 @@ std::string measure(strata::node::Node& node, strata::cluster::Driver& driver, c
 int main(int argc, char** argv) {
   std::string backend = "cpu", only;
   int repetitions = 7, launches = 50;
-  double kernel_ms = 0;  // 0: the base sizes
-  bool pooled = false;   // the direct side's arrays in one buffer
+  double kernel_ms = 0;         // 0: the base sizes
+  bool pooled = false;          // the direct side's arrays in one buffer
+  std::uint64_t alignment = 0;  // their offsets' alignment there; 0: the pool's
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     if (flag == "--backend") backend = argv[i + 1];
@@ -355,6 +361,7 @@ int main(int argc, char** argv) {
     if (flag == "--only") only = argv[i + 1];
     if (flag == "--kernel-ms") kernel_ms = std::atof(argv[i + 1]);
     if (flag == "--direct-buffers") pooled = std::string(argv[i + 1]) == "pooled";
+    if (flag == "--direct-alignment") alignment = std::strtoull(argv[i + 1], nullptr, 10);
   }
   strata::node::NodeOptions node_options;
   node_options.config.section<strata::device::DeviceSettings>().backends = backend;
@@ -380,7 +387,7 @@ int main(int argc, char** argv) {
         continue;
       const std::string line = measure(
           node, driver, kernel_ms > 0 ? calibrated(*node.devices().front(), c.name, kernel_ms) : c,
-          repetitions, launches, pooled);
+          repetitions, launches, pooled, alignment);
       std::printf("%s\n", line.c_str());
       std::fflush(stdout);
       std::fprintf(stderr, "done: %s\n", c.name.c_str());

@@ -6,15 +6,16 @@
 # h200). Each section has a time limit; together they take more than one 10-minute command, so
 # pick sections to fit a lease. A section cut short leaves its log and no result file.
 # Usage: bench/run_gpu.sh OUT [sections, comma list; default tests,allpairs,launch,overhead,
-#        pooled,coclustering,pentax,trace,capacity,correlator,kmeans]   (STRATA_GPU_PACK: the
-#        pack, default .device)
+#        pooled,arrays,coclustering,pentax,camera_opencl,trace,capacity,correlator,kmeans_compile,
+#        kmeans]
+#        (STRATA_GPU_PACK: the pack, default .device)
 set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=$(mkdir -p "$1" && cd "$1" && pwd)
 logs=$(mktemp -d)/logs
 mkdir -p "$logs"
-sections=${2:-tests,allpairs,launch,overhead,pooled,coclustering,pentax,trace,capacity,correlator,kmeans}
+sections=${2:-tests,allpairs,launch,overhead,pooled,arrays,coclustering,pentax,camera_opencl,trace,capacity,correlator,kmeans_compile,kmeans}
 pack=$(cd "${STRATA_GPU_PACK:-$root/.device}" && pwd)
 unset STRATA_GPU_PACK
 build=$pack/release
@@ -78,8 +79,21 @@ section overhead 120 "${bench[@]}" STRATA_BENCH_RUN_LIMIT=90 "$root/bench/run_li
 # Memory-bound kernels ran 5-8 % longer through Arrays::launch on the H200 (one operation a
 # launch, the same program): the direct side with its arrays in one buffer, as the pool holds
 # chunks, tells whether the placement explains it (logs/pooled.log, JSON lines).
-section pooled 60 bench_lightning_overhead --backend cuda --kernel-ms 1 --only black_scholes,spmv \
-  --direct-buffers pooled --repetitions 5 --launches 20
+# Three placements of the direct side against the pool: in one buffer at the pool's alignment, in
+# one buffer at 2 MiB, and separate buffers with the arrays' pool only 16 GiB instead of 90 % of
+# the device (logs/pooled.log, JSON lines).
+overhead_placements() {
+  local run=(bench_lightning_overhead --backend cuda --kernel-ms 1 --only black_scholes,spmv
+    --repetitions 3 --launches 20)
+  "${run[@]}" --direct-buffers pooled &&
+    "${run[@]}" --direct-buffers pooled --direct-alignment 2097152 &&
+    STRATA_DEVICE_CAPACITY=16GiB "${run[@]}"
+}
+export -f overhead_placements
+section pooled 100 bash -c overhead_placements
+# The distributed-launch tests (one rank) with the node's CPU, CUDA and OpenCL (NVIDIA's)
+# devices: every data and work distribution against the sequential references.
+section arrays 120 array_launch_test
 section coclustering 40 "${bench[@]}" "$root/bench/run_lightning_coclustering.sh" 2 cuda
 # The camera application on real photos (two Pentax bodies): the CUDA run's groups must be the
 # CPU run's.
@@ -96,6 +110,18 @@ pentax() {
 export pack
 export -f pentax
 section pentax 30 bash -c pentax
+# The camera application on NVIDIA's OpenCL (it ended in a segmentation fault): generated photos
+# and the Pentax ones; a crash prints the stack (strata's crash report, module+offset).
+camera_opencl() {
+  strata allpairs generate camera /tmp/camera-opencl --items 24 &&
+    strata allpairs run camera /tmp/camera-opencl --devices opencl
+  echo "exit $?"
+  rm -rf /tmp/pentax-opencl && cp -r "$pack/data/camera-pentax" /tmp/pentax-opencl &&
+    strata allpairs run camera /tmp/pentax-opencl --devices opencl
+  echo "exit $?"
+}
+export -f camera_opencl
+section camera_opencl 60 bash -c camera_opencl
 # A trace of the phylogeny application on CUDA (128 items), for reading the gaps between its
 # kernels on the build machine (logs/phylogeny-cuda.trace.json).
 phylogeny_trace() {
@@ -110,6 +136,18 @@ section capacity 150 "${bench[@]}" "$root/bench/run_lightning_capacity.sh" 1 32 
 # Two compute-intensive benchmarks across the capacity: large enough a capacity (256 MiB) that a
 # kernel is not a few microseconds (K-Means on the H200: about 15 s a size, 13 sizes).
 section correlator 90 "${bench[@]}" "$root/bench/run_lightning_correlator.sh" 1 256 cuda
+# One K-Means size at 4x a 256 MiB capacity, twice: the first compiles each superblock's kernels
+# (NVRTC), the second finds them in the disk's program cache. The difference is compile cost.
+kmeans_compile() {
+  local run=(lightning_kmeans --n 67108864 --chunk 1048576 --devices cuda --no-check)
+  for pass in cold warm; do
+    echo "pass $pass"
+    TIMEFORMAT="%R s wall, %U s user"
+    time env STRATA_DEVICE_CAPACITY=256MiB "${run[@]}"
+  done
+}
+export -f kmeans_compile
+section kmeans_compile 100 bash -c kmeans_compile
 section kmeans 200 "${bench[@]}" "$root/bench/run_lightning_kmeans.sh" 1 256 cuda
 
 (cd "$root" && find bench/results -newer "$logs/environment.txt" -name "*-$tag.*") >"$logs/../list"

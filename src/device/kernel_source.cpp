@@ -99,6 +99,7 @@ std::string stride_defines(const KernelDefinition& kernel, const CompileOptions&
 
 // The block index is 32 bits per dimension (CUDA's dim3, OpenCL's uint3): offsets must fit.
 void check_block_offset(const KernelDefinition& kernel, const CompileOptions& options) {
+  if (options.origins_at_launch) return;  // checked at each launch (origin_arguments)
   for (int d = 0; d < 3; ++d) {
     if (options.block_offset[d] > 0xffffffffull) {
       throw KernelLaunchError(kernel.name(), "",
@@ -117,14 +118,32 @@ struct WrapperParts {
   std::string call = "strata_block";
 };
 
+// The names of the trailing parameters a program compiled with origins at launch takes.
+constexpr std::string_view block_offset_params[3] = {
+    "strata_block_offset_x", "strata_block_offset_y", "strata_block_offset_z"};
+std::string shift_param(const KernelParam& param) {
+  return "strata_origin_shift_" + param.name;
+}
+
+// The expression of the first block's index in dimension d.
+std::string block_offset_of(const CompileOptions& options, int d) {
+  return options.origins_at_launch ? std::string(block_offset_params[d])
+                                   : fmt::format("{}u", options.block_offset[d]);
+}
+
 // `type_name` spells an element type in the backend's language; `array_param` declares an
 // array's raw parameter and `array_setup` turns it into the user's argument.
+// `array_setup(type, param, layout, shift)` gets the element shift of the array's origin: a
+// literal baked in (with `suffix`), or with origins at launch the name of its trailing parameter;
+// `u32` and `i64` spell the trailing parameters' types.
 template <typename TypeName, typename ArrayParam, typename ArraySetup>
 WrapperParts wrapper_parts(const KernelDefinition& kernel, const CompileOptions& options,
-                           TypeName type_name, ArrayParam array_param, ArraySetup array_setup) {
+                           TypeName type_name, ArrayParam array_param, ArraySetup array_setup,
+                           std::string_view u32, std::string_view i64, std::string_view suffix) {
   WrapperParts parts;
   const auto placements = placements_for(kernel, options);
   std::size_t a = 0;
+  std::string trailing;
   for (const auto& param : kernel.params()) {
     const auto type = type_name(param.type);
     parts.params += parts.params.empty() ? "" : ", ";
@@ -134,12 +153,84 @@ WrapperParts wrapper_parts(const KernelDefinition& kernel, const CompileOptions&
       continue;
     }
     parts.params += array_param(type, param);
-    parts.body += array_setup(type, param, layout_of(param, placements[a++]));
+    const Layout layout = layout_of(param, placements[a++]);
+    std::string shift = fmt::format("{}{}", layout.origin_shift, suffix);
+    if (options.origins_at_launch) {
+      shift = shift_param(param);
+      trailing += fmt::format(", {} {}", i64, shift);
+    }
+    parts.body += array_setup(type, param, layout, shift);
+  }
+  if (options.origins_at_launch) {
+    parts.params += fmt::format("{}{} {}, {} {}, {} {}", parts.params.empty() ? "" : ", ", u32,
+                                block_offset_params[0], u32, block_offset_params[1], u32,
+                                block_offset_params[2]) +
+                    trailing;
   }
   return parts;
 }
 
 }  // namespace
+
+std::size_t origin_parameter_count(const KernelDefinition& kernel, const CompileOptions& options,
+                                   KernelStyle style) {
+  if (!options.origins_at_launch || style != KernelStyle::virtual_blocks) return 0;
+  std::size_t count = 3;
+  for (const auto& param : kernel.params())
+    count += param.is_array ? 1 : 0;
+  return count;
+}
+
+std::vector<KernelArg> origin_arguments(const CompiledKernel& compiled, const KernelArgs& args,
+                                        KernelStyle style) {
+  const KernelDefinition& kernel = compiled.definition();
+  const CompileOptions& options = compiled.options();
+  if (style != KernelStyle::virtual_blocks) return {};  // the source indexes raw pointers itself
+  if (!options.origins_at_launch) {
+    if (args.origins) {
+      throw KernelLaunchError(kernel.name(), "",
+                              fmt::format("kernel '{}' was compiled with its origins baked in; "
+                                          "the launch gives origins (KernelArgs::origins)",
+                                          kernel.name()));
+    }
+    return {};
+  }
+  if (!args.origins) {
+    throw KernelLaunchError(kernel.name(), "",
+                            fmt::format("kernel '{}' was compiled to take its origins at launch "
+                                        "(CompileOptions::origins_at_launch); the launch gives "
+                                        "none (KernelArgs::origins)",
+                                        kernel.name()));
+  }
+  const LaunchOrigins& origins = *args.origins;
+  const auto placements = placements_for(kernel, options);
+  if (origins.array_offsets.size() != placements.size()) {
+    throw KernelLaunchError(
+        kernel.name(), "",
+        fmt::format("kernel '{}': the launch gives {} array origins for its {} "
+                    "array parameters",
+                    kernel.name(), origins.array_offsets.size(), placements.size()));
+  }
+  std::vector<KernelArg> values;
+  for (int d = 0; d < 3; ++d) {
+    if (origins.block_offset[d] > 0xffffffffull) {
+      throw KernelLaunchError(kernel.name(), "",
+                              fmt::format("kernel '{}': block offset {} in dimension {} does not "
+                                          "fit the 32-bit block index",
+                                          kernel.name(), origins.block_offset[d], d));
+    }
+    values.push_back(KernelArg::value(static_cast<std::uint32_t>(origins.block_offset[d])));
+  }
+  std::size_t a = 0;
+  for (const auto& param : kernel.params()) {
+    if (!param.is_array) continue;
+    const ArrayPlacement at{origins.array_offsets[a], placements[a].extent};
+    ++a;
+    values.push_back(
+        KernelArg::value(static_cast<std::int64_t>(layout_of(param, at).origin_shift)));
+  }
+  return values;
+}
 
 std::string describe_options(const CompileOptions& options) {
   return options.flags;
@@ -163,18 +254,18 @@ GeneratedSource generate_opencl_source(const KernelDefinition& kernel,
       [](std::string_view type, const KernelParam& param) {
         return fmt::format("__global {}* {}_local", type, param.name);
       },
-      [](std::string_view type, const KernelParam& param, const Layout& layout) {
-        return fmt::format("  __global {0}* {1} = {1}_local - {2}ul;\n", type, param.name,
-                           layout.origin_shift);
-      });
+      [](std::string_view type, const KernelParam& param, const Layout&, const std::string& shift) {
+        return fmt::format("  __global {0}* {1} = {1}_local - {2};\n", type, param.name, shift);
+      },
+      "uint", "long", "ul");
   out.source += fmt::format(
       "\n// Generated by Strata: worker-specific constants baked in at compile time.\n"
       "__kernel void {}({}) {{\n"
-      "  const uint3 strata_block = (uint3)({}u + (uint)get_group_id(0), {}u + "
-      "(uint)get_group_id(1), {}u + (uint)get_group_id(2));\n{}"
+      "  const uint3 strata_block = (uint3)({} + (uint)get_group_id(0), {} + "
+      "(uint)get_group_id(1), {} + (uint)get_group_id(2));\n{}"
       "  {}({});\n}}\n",
-      out.entry_point, parts.params, options.block_offset.x, options.block_offset.y,
-      options.block_offset.z, parts.body, kernel.name(), parts.call);
+      out.entry_point, parts.params, block_offset_of(options, 0), block_offset_of(options, 1),
+      block_offset_of(options, 2), parts.body, kernel.name(), parts.call);
   return out;
 }
 
@@ -201,22 +292,24 @@ GeneratedSource generate_cuda_source(const KernelDefinition& kernel,
       [](std::string_view type, const KernelParam& param) {
         return fmt::format("{}* {}_local", type, param.name);
       },
-      [](std::string_view type, const KernelParam& param, const Layout& layout) {
+      [](std::string_view type, const KernelParam& param, const Layout& layout,
+         const std::string& shift) {
         std::string strides;
         for (int d = 0; d < param.rank; ++d)
           strides += fmt::format("{}{}ull", d == 0 ? "" : ", ", layout.strides[d]);
         return fmt::format(
             "  const unsigned long long {1}_strides[{3}] = {{{4}}};\n"
-            "  ::strata::Array<{0}, {3}> {1}({1}_local - {2}ll, {1}_strides);\n",
-            type, param.name, layout.origin_shift, param.rank, strides);
-      });
+            "  ::strata::Array<{0}, {3}> {1}({1}_local - {2}, {1}_strides);\n",
+            type, param.name, shift, param.rank, strides);
+      },
+      "unsigned int", "long long", "ll");
   out.source += fmt::format(
       "\n// Generated by Strata: worker-specific constants baked in at compile time.\n"
       "extern \"C\" __global__ void {}({}) {{\n"
-      "  const dim3 strata_block({}u + blockIdx.x, {}u + blockIdx.y, {}u + blockIdx.z);\n{}"
+      "  const dim3 strata_block({} + blockIdx.x, {} + blockIdx.y, {} + blockIdx.z);\n{}"
       "  {}({});\n}}\n",
-      out.entry_point, parts.params, options.block_offset.x, options.block_offset.y,
-      options.block_offset.z, parts.body, kernel.name(), parts.call);
+      out.entry_point, parts.params, block_offset_of(options, 0), block_offset_of(options, 1),
+      block_offset_of(options, 2), parts.body, kernel.name(), parts.call);
   return out;
 }
 

@@ -47,16 +47,23 @@ std::shared_ptr<KernelPlans::Compilation> KernelPlans::compilation(runtime::Runt
                                                                    const KernelLaunch& launch) {
   check_defined(launch.kernel);
   std::lock_guard guard(lock_);
-  CompiledKey key{launch.kernel, launch.device, launch.block_offset, launch.placements};
+  // Virtual-blocks launches (with placements): one program per kernel, device and extents, the
+  // block offset and the regions' origins passed at launch, so every superblock of one shape
+  // shares it. Others: the block offset baked in.
+  const bool at_launch = !launch.placements.empty();
+  CompiledKey key{launch.kernel, launch.device, {}, {0, 0, 0}};
+  for (const auto& placement : launch.placements)
+    std::get<2>(key).push_back({placement[3], placement[4], placement[5]});
+  if (!at_launch) std::get<3>(key) = launch.block_offset;
   auto found = compiled_.find(key);
   if (found != compiled_.end()) return found->second;
   device::CompileOptions options;
+  options.origins_at_launch = at_launch;
   options.block_offset =
-      device::Dim3{launch.block_offset[0], launch.block_offset[1], launch.block_offset[2]};
-  for (const auto& placement : launch.placements) {
-    options.placements.push_back(
-        device::ArrayPlacement{device::Dim3{placement[0], placement[1], placement[2]},
-                               device::Dim3{placement[3], placement[4], placement[5]}});
+      device::Dim3{std::get<3>(key)[0], std::get<3>(key)[1], std::get<3>(key)[2]};
+  for (const auto& extent : std::get<2>(key)) {
+    options.placements.push_back(device::ArrayPlacement{
+        device::Dim3{0, 0, 0}, device::Dim3{extent[0], extent[1], extent[2]}});
   }
   auto made = std::make_shared<Compilation>();
   made->task = runtime.submit(
@@ -122,6 +129,13 @@ void KernelPlans::launch(cluster::PlanContext& context, const cluster::PlanOp& o
         }
         device::Queue& queue = device.queue(device::QueueKind::compute);
         device::KernelArgs values;
+        if (!args.placements.empty()) {
+          values.origins.emplace();
+          values.origins->block_offset =
+              device::Dim3{args.block_offset[0], args.block_offset[1], args.block_offset[2]};
+          for (const auto& placement : args.placements)
+            values.origins->array_offsets.push_back({placement[0], placement[1], placement[2]});
+        }
         for (const PlannedArg& arg : args.args) {
           if (arg.chunk) {
             const memory::ChunkView view = staging.view(task, data[arg.use]);

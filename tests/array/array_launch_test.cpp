@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -28,6 +29,17 @@ std::vector<float> stencil_reference(const std::vector<float>& in) {
     out[i] = (left + in[i] + right) / 3.0f;
   }
   return out;
+}
+
+// Device results against a sequential float reference: OpenCL allows single-precision division
+// 2.5 ulp from the exact quotient (the stencil's differed on an NVIDIA GPU), so within 1e-6
+// relative.
+void expect_close(const std::vector<float>& result, const std::vector<float>& expected) {
+  ASSERT_EQ(result.size(), expected.size());
+  for (std::size_t i = 0; i < result.size(); ++i) {
+    ASSERT_NEAR(result[i], expected[i], 1e-6f * std::max(1.0f, std::fabs(expected[i])))
+        << "element " << i;
+  }
 }
 
 std::vector<Distribution> data_distributions_1d(std::uint64_t n) {
@@ -184,11 +196,11 @@ TEST(ArrayLaunch, AssembledRegionsAreKeptUntilTheArrayIsWritten) {
                   {Argument::value<std::int32_t>(n), out, in});
     return arrays.read_as<float>(out);
   };
-  EXPECT_EQ(run_stencil(), stencil_reference(x));
+  expect_close(run_stencil(), stencil_reference(x));
   const LaunchStats first = arrays.stats();
   ASSERT_GT(first.assembled_regions, 0u);
   EXPECT_EQ(first.reused_regions, 0u);
-  EXPECT_EQ(run_stencil(), stencil_reference(x));
+  expect_close(run_stencil(), stencil_reference(x));
   const LaunchStats second = arrays.stats();
   EXPECT_EQ(second.assembled_regions, first.assembled_regions);  // nothing assembled again
   EXPECT_EQ(second.reused_regions, first.assembled_regions);
@@ -197,13 +209,13 @@ TEST(ArrayLaunch, AssembledRegionsAreKeptUntilTheArrayIsWritten) {
                 {Argument::value<std::int32_t>(n), Argument::value(2.0f), in});
   for (std::uint64_t i = 0; i < n; ++i)
     x[i] = 2.0f * x[i] + static_cast<float>(i);
-  EXPECT_EQ(run_stencil(), stencil_reference(x));
+  expect_close(run_stencil(), stencil_reference(x));
   EXPECT_GT(arrays.stats().assembled_regions, second.assembled_regions);
   // So does a write from the host.
   for (std::uint64_t i = 0; i < n; ++i)
     x[i] = static_cast<float>((i * 5) % 11);
   arrays.write(in, std::as_bytes(std::span<const float>(x)));
-  EXPECT_EQ(run_stencil(), stencil_reference(x));
+  expect_close(run_stencil(), stencil_reference(x));
   arrays.destroy(in);
   arrays.destroy(out);
 }

@@ -91,6 +91,36 @@ TEST_F(CpuBackendTest, VirtualBlockOffsetShiftsTheIndices) {
     EXPECT_EQ(values[i], 32 + i);
 }
 
+// Compiled with origins at launch, the launch's block offset and array origins apply.
+TEST_F(CpuBackendTest, OriginsAtLaunchReplaceTheCompiledOnes) {
+  auto kernel = KernelDefinition("mark_global")
+                    .array<std::uint32_t>("out", ParamAccess::write)
+                    .cpu([](const CpuBlock& block) {
+                      const auto out = block.global_array<std::uint32_t>(0);
+                      for (auto i = block.begin.x; i < block.end.x; ++i)
+                        out(i) = static_cast<std::uint32_t>(i);
+                    });
+  CompileOptions options;
+  options.origins_at_launch = true;
+  options.placements = {ArrayPlacement{Dim3{0, 0, 0}, Dim3{32}}};
+  auto compiled = cpu->compile(kernel, options);
+  for (std::uint64_t first_block : {4u, 9u}) {
+    DeviceBuffer out = cpu->allocate(32 * 4);
+    KernelArgs args{KernelArg::array<std::uint32_t>(out)};
+    args.origins = LaunchOrigins{Dim3{first_block, 0, 0}, {Dim3{first_block * 8, 0, 0}}};
+    compute.launch(*compiled, LaunchGeometry{Dim3{32}, Dim3{8}, 1}, args).wait();
+    std::vector<std::uint32_t> values(32);
+    compute.copy_to_host(values.data(), out, 0, 32 * 4).wait();
+    for (std::uint32_t i = 0; i < 32; ++i)
+      EXPECT_EQ(values[i], first_block * 8 + i);
+  }
+  // A launch without origins is refused naming the kernel.
+  DeviceBuffer out = cpu->allocate(32 * 4);
+  EXPECT_THROW(compute.launch(*compiled, LaunchGeometry{Dim3{32}, Dim3{8}, 1},
+                              {KernelArg::array<std::uint32_t>(out)}),
+               KernelLaunchError);
+}
+
 TEST_F(CpuBackendTest, CopyOutsideTheBufferIsAnError) {
   DeviceBuffer buffer = cpu->allocate(100);
   char host[200] = {};

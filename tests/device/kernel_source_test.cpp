@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "strata/device/errors.hpp"
 
 namespace strata::device {
@@ -79,6 +81,94 @@ TEST(KernelSource, DirectKernelsGetOnlyTheirDefines) {
   const auto generated = generate_opencl_source(kernel, {});
   EXPECT_EQ(generated.entry_point, "scale");
   EXPECT_EQ(generated.source, "#define FACTOR 2\n__kernel void scale() {}");
+}
+
+// With origins at launch only the extents are compiled in: the block offset and each array's
+// origin shift are trailing parameters, and two workers' programs are the same text.
+TEST(KernelSource, OriginsAtLaunchAreTrailingParametersNotConstants) {
+  CompileOptions one = worker_constants();
+  one.origins_at_launch = true;
+  CompileOptions other = one;
+  other.block_offset = Dim3{7, 0, 0};
+  other.placements[0].offset = Dim3{7 * 1024, 0, 0};
+  other.placements[1].offset = Dim3{7 * 1024 - 1, 0, 0};
+  const auto cuda = generate_cuda_source(ported_stencil(), one).source;
+  EXPECT_EQ(cuda, generate_cuda_source(ported_stencil(), other).source);
+  EXPECT_NE(cuda.find("strata_entry_stencil(int n, float* output_local, float* input_local, "
+                      "unsigned int strata_block_offset_x, unsigned int strata_block_offset_y, "
+                      "unsigned int strata_block_offset_z, long long strata_origin_shift_output, "
+                      "long long strata_origin_shift_input)"),
+            std::string::npos)
+      << cuda;
+  EXPECT_NE(cuda.find("strata_block(strata_block_offset_x + blockIdx.x"), std::string::npos)
+      << cuda;
+  EXPECT_NE(cuda.find("output(output_local - strata_origin_shift_output"), std::string::npos)
+      << cuda;
+  EXPECT_EQ(cuda.find("1024"), std::string::npos) << "no offset is baked in:\n" << cuda;
+  const auto opencl = generate_opencl_source(ported_stencil(), one).source;
+  EXPECT_EQ(opencl, generate_opencl_source(ported_stencil(), other).source);
+  EXPECT_NE(opencl.find("uint strata_block_offset_z, long strata_origin_shift_output, long "
+                        "strata_origin_shift_input)"),
+            std::string::npos)
+      << opencl;
+  EXPECT_NE(opencl.find("input = input_local - strata_origin_shift_input;"), std::string::npos)
+      << opencl;
+  EXPECT_EQ(origin_parameter_count(ported_stencil(), one, KernelStyle::virtual_blocks), 5u);
+  EXPECT_EQ(
+      origin_parameter_count(ported_stencil(), worker_constants(), KernelStyle::virtual_blocks),
+      0u);
+}
+
+// A launch's origins become the trailing values: the block offset, then each array's element
+// shift (offsets times the compiled extents' strides); mismatches are errors naming the kernel.
+TEST(KernelSource, OriginArgumentsShiftByTheCompiledStrides) {
+  auto tile = KernelDefinition("tile")
+                  .scalar<std::int32_t>("n")
+                  .array<float>("m", ParamAccess::read_write, 2)
+                  .cuda("__device__ void tile(dim3 b, int n, strata::Matrix<float> m) {}",
+                        KernelStyle::virtual_blocks);
+  CompileOptions options;
+  options.origins_at_launch = true;
+  options.placements = {ArrayPlacement{Dim3{0, 0, 0}, Dim3{32, 64}}};
+  const CompiledKernel compiled(tile, options);
+  KernelArgs args{KernelArg::value(std::int32_t{1})};
+  args.origins = LaunchOrigins{Dim3{2, 3, 0}, {Dim3{10, 4, 0}}};
+  const auto values = origin_arguments(compiled, args, KernelStyle::virtual_blocks);
+  ASSERT_EQ(values.size(), 4u);
+  EXPECT_EQ(values[0].type, ElementType::u32);
+  EXPECT_EQ(values[3].type, ElementType::i64);
+  std::uint32_t bx = 0, by = 0;
+  std::int64_t shift = 0;
+  std::memcpy(&bx, values[0].scalar_bytes.data(), 4);
+  std::memcpy(&by, values[1].scalar_bytes.data(), 4);
+  std::memcpy(&shift, values[3].scalar_bytes.data(), 8);
+  EXPECT_EQ(bx, 2u);
+  EXPECT_EQ(by, 3u);
+  EXPECT_EQ(shift, 10 * 64 + 4);
+  // Direct-style sources take no trailing values.
+  EXPECT_TRUE(origin_arguments(compiled, args, KernelStyle::direct).empty());
+
+  const auto refusal = [&](const CompiledKernel& kernel, const KernelArgs& launch) {
+    try {
+      origin_arguments(kernel, launch, KernelStyle::virtual_blocks);
+    } catch (const KernelLaunchError& error) {
+      return std::string(error.what());
+    }
+    return std::string("accepted");
+  };
+  KernelArgs none{KernelArg::value(std::int32_t{1})};
+  EXPECT_NE(
+      refusal(compiled, none).find("kernel 'tile' was compiled to take its origins at launch"),
+      std::string::npos);
+  const CompiledKernel baked(tile, CompileOptions{});
+  EXPECT_NE(refusal(baked, args).find("compiled with its origins baked in"), std::string::npos);
+  KernelArgs two{KernelArg::value(std::int32_t{1})};
+  two.origins = LaunchOrigins{Dim3{2, 3, 0}, {Dim3{10, 4, 0}, Dim3{0, 0, 0}}};
+  EXPECT_NE(refusal(compiled, two).find("gives 2 array origins for its 1 array parameters"),
+            std::string::npos);
+  KernelArgs far{KernelArg::value(std::int32_t{1})};
+  far.origins = LaunchOrigins{Dim3{1ull << 32, 0, 0}, {Dim3{10, 4, 0}}};
+  EXPECT_NE(refusal(compiled, far).find("does not fit the 32-bit block index"), std::string::npos);
 }
 
 TEST(KernelSource, WrongNumberOfPlacementsIsRefused) {

@@ -13,6 +13,7 @@
 #include "info_command.hpp"
 #include "launch_command.hpp"
 #include "setting_flags.hpp"
+#include "strata/base/crash_report.hpp"
 #include "strata/base/error.hpp"
 #include "strata/base/log.hpp"
 #include "strata/base/settings.hpp"
@@ -27,6 +28,7 @@ constexpr int exit_bad_configuration = 2;
 
 int main(int argc, char** argv) {
   using namespace strata::cli;
+  strata::install_crash_report("strata");
 
   CLI::App app("strata: a runtime for data-intensive, GPU-accelerated science", "strata");
   app.set_version_flag("--version", STRATA_VERSION);

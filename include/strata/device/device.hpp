@@ -122,20 +122,28 @@ struct CompileOptions {
   Dim3 block_offset{0, 0, 0};              // added to the physical block index
   std::vector<ArrayPlacement> placements;  // per array parameter, in signature order
   std::string flags;                       // extra compiler flags
+  // The block offset and the placements' offsets are taken at each launch (KernelArgs::origins)
+  // instead of baked in: one program serves every region of the same extents (every superblock
+  // of a distribution), at the cost of a few more arguments. Only the extents are compiled in.
+  bool origins_at_launch = false;
 };
 
 // A kernel compiled for one device.
 class CompiledKernel {
  public:
-  explicit CompiledKernel(const KernelDefinition& definition) : definition_(definition) {}
+  explicit CompiledKernel(const KernelDefinition& definition, CompileOptions options = {})
+      : definition_(definition), options_(std::move(options)) {}
   virtual ~CompiledKernel() = default;
   const KernelDefinition& definition() const { return definition_; }
+  // What it was compiled with (with origins_at_launch, its placements' extents hold).
+  const CompileOptions& options() const { return options_; }
   // Whether this program came from the program cache (memory or disk) instead of a compiler.
   bool from_cache() const { return from_cache_; }
   void set_from_cache(bool cached) { from_cache_ = cached; }
 
  private:
   KernelDefinition definition_;
+  CompileOptions options_;
   bool from_cache_ = false;
 };
 

@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -167,9 +168,19 @@ struct KernelArg {
   }
 };
 
+// Where a virtual-blocks launch lies, given at launch to a program compiled with
+// CompileOptions::origins_at_launch instead of baked into it: the index of its first block and,
+// per array parameter in signature order, the global index of its region's first element.
+struct LaunchOrigins {
+  Dim3 block_offset{0, 0, 0};
+  std::vector<Dim3> array_offsets;
+};
+
 // Arguments in signature order.
 struct KernelArgs {
   std::vector<KernelArg> values;
+  // Programs compiled with CompileOptions::origins_at_launch: their origins (else empty).
+  std::optional<LaunchOrigins> origins;
   KernelArgs() = default;
   KernelArgs(std::initializer_list<KernelArg> list) : values(list) {}
   std::size_t size() const { return values.size(); }

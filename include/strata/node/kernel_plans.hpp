@@ -91,7 +91,9 @@ struct KernelLaunch {
   std::vector<LateSize> sizes;  // the late-sized chunks it writes
   // Virtual-blocks kernels (the lightning paper's wrapper): the first block's index in the whole
   // launch, and per array argument (in parameter order) the global index of its chunk's first
-  // element and the chunk's extents; compiled into the program (cached per distinct values).
+  // element and the chunk's extents. The extents are compiled into the program (one per distinct
+  // extents), the block offset and the origins passed at launch; without placements the block
+  // offset is compiled in.
   std::array<std::uint64_t, 3> block_offset{0, 0, 0};
   std::vector<std::array<std::uint64_t, 6>> placements;  // offset x y z, extent x y z
 
@@ -130,8 +132,11 @@ class KernelPlans {
   std::mutex lock_;
   std::map<std::string, device::KernelDefinition> kernels_;
   // By kernel, device, block offset and placements.
-  using CompiledKey = std::tuple<std::string, std::uint32_t, std::array<std::uint64_t, 3>,
-                                 std::vector<std::array<std::uint64_t, 6>>>;
+  // Kernel, device, the array arguments' extents and the block offset (baked in only without
+  // placements).
+  using CompiledKey =
+      std::tuple<std::string, std::uint32_t, std::vector<std::array<std::uint64_t, 3>>,
+                 std::array<std::uint64_t, 3>>;
   std::map<CompiledKey, std::shared_ptr<Compilation>> compiled_;
 };
 

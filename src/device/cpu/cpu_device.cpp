@@ -124,7 +124,7 @@ std::shared_ptr<const CompiledKernel> CpuDevice::compile(const KernelDefinition&
                                          kernel.name()),
                              "");
   }
-  return std::make_shared<CpuCompiledKernel>(kernel, options.block_offset, options.placements);
+  return std::make_shared<CpuCompiledKernel>(kernel, options);
 }
 
 std::shared_ptr<FftPlan> CpuDevice::make_fft_plan(const FftShape& shape) {

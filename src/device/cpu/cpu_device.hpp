@@ -31,17 +31,9 @@ class BlockGrid {
 // parameters' regions lie (virtual blocks).
 class CpuCompiledKernel final : public CompiledKernel {
  public:
-  CpuCompiledKernel(const KernelDefinition& definition, Dim3 block_offset,
-                    std::vector<ArrayPlacement> placements)
-      : CompiledKernel(definition),
-        block_offset_(block_offset),
-        placements_(std::move(placements)) {}
-  const Dim3& block_offset() const { return block_offset_; }
-  const std::vector<ArrayPlacement>& placements() const { return placements_; }
-
- private:
-  Dim3 block_offset_;
-  std::vector<ArrayPlacement> placements_;
+  using CompiledKernel::CompiledKernel;
+  const Dim3& block_offset() const { return options().block_offset; }
+  const std::vector<ArrayPlacement>& placements() const { return options().placements; }
 };
 
 class CpuDevice final : public Device {

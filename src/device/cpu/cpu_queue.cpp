@@ -7,6 +7,7 @@
 
 #include "cpu_device.hpp"
 #include "strata/device/errors.hpp"
+#include "strata/device/kernel_source.hpp"
 
 namespace strata::device::detail {
 
@@ -137,11 +138,21 @@ Event CpuQueue::launch(const CompiledKernel& kernel, const LaunchGeometry& geome
                       compiled.definition().name(), compiled.definition().param(i).name));
     }
   }
-  const BlockGrid grid = BlockGrid::split(compiled.definition().name(), geometry,
-                                          compiled.block_offset(), device_.info().compute_units);
+  Dim3 block_offset = compiled.block_offset();
+  std::vector<ArrayPlacement> placements = compiled.placements();
+  // Origins taken at launch (checked as the GPU backends check them) replace the compiled ones.
+  origin_arguments(compiled, args, KernelStyle::virtual_blocks);
+  if (args.origins) {
+    block_offset = args.origins->block_offset;
+    placements.resize(args.origins->array_offsets.size());
+    for (std::size_t a = 0; a < placements.size(); ++a)
+      placements[a].offset = args.origins->array_offsets[a];
+  }
+  const BlockGrid grid = BlockGrid::split(compiled.definition().name(), geometry, block_offset,
+                                          device_.info().compute_units);
   // The launch keeps its own copy of the arguments and function: callers may reuse theirs.
   return host_.submit(after, [function = compiled.definition().cpu_function(), grid, args,
-                              runner = runner_, placements = compiled.placements()] {
+                              runner = runner_, placements = std::move(placements)] {
     runner->run(grid.blocks(), [&](std::uint64_t block) {
       const auto [begin, end] = grid.range(block);
       function(CpuBlock{begin, end, args, placements.empty() ? nullptr : &placements});

@@ -151,7 +151,7 @@ std::shared_ptr<const CompiledKernel> CudaDevice::compile(const KernelDefinition
       "cuda", cache_key_, generated.source, describe_options(options),
       [&] { return compile_cuda_program(program); }, &from_cache);
   auto compiled = std::make_shared<CudaCompiledKernel>(
-      kernel, *this, load(kernel.name(), binary, generated.entry_point));
+      kernel, options, *this, load(kernel.name(), binary, generated.entry_point));
   compiled->set_from_cache(from_cache);
   return compiled;
 }

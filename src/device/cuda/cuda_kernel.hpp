@@ -10,8 +10,9 @@ namespace strata::device::cuda {
 
 class CudaCompiledKernel final : public CompiledKernel {
  public:
-  CudaCompiledKernel(const KernelDefinition& definition, const Device& device, cudaKernel_t kernel)
-      : CompiledKernel(definition), device_(&device), kernel_(kernel) {}
+  CudaCompiledKernel(const KernelDefinition& definition, const CompileOptions& options,
+                     const Device& device, cudaKernel_t kernel)
+      : CompiledKernel(definition, options), device_(&device), kernel_(kernel) {}
   const Device& device() const { return *device_; }
   cudaKernel_t kernel() const { return kernel_; }
 

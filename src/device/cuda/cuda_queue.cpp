@@ -9,6 +9,7 @@
 #include "cuda_event.hpp"
 #include "cuda_kernel.hpp"
 #include "strata/device/errors.hpp"
+#include "strata/device/kernel_source.hpp"
 
 namespace strata::device::cuda {
 
@@ -166,7 +167,9 @@ Event CudaQueue::launch(const CompiledKernel& kernel, const LaunchGeometry& geom
                                         definition.name(), device_.info().id));
   }
   validate_arguments(definition, args);
-  // One 8-byte slot per parameter: the scalar's bytes or the region's device address.
+  const std::vector<KernelArg> origins = origin_arguments(kernel, args, definition.cuda_style());
+  // One 8-byte slot per parameter: the scalar's bytes or the region's device address; then the
+  // origins' values, where the program takes them at launch.
   std::vector<std::array<unsigned char, 8>> slots(args.size());
   for (std::size_t i = 0; i < args.size(); ++i) {
     const KernelArg& arg = args[i];
@@ -185,6 +188,8 @@ Event CudaQueue::launch(const CompiledKernel& kernel, const LaunchGeometry& geom
     void* pointer = address(*arg.buffer, arg.byte_offset);
     std::memcpy(slots[i].data(), &pointer, sizeof pointer);
   }
+  for (const KernelArg& origin : origins)
+    slots.push_back(origin.scalar_bytes);
   const LaunchShape shape = shape_launch(definition.name(), geometry, limits_);
   return submit(after, fmt::format("launch of kernel '{}'", definition.name()),
                 [shape, slots = std::move(slots),

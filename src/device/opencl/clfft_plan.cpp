@@ -231,12 +231,15 @@ Event ClfftPlan::run(clfftPlanHandle plan, clfftDirection direction, const char*
                                     cl_error_name(status)));
     }
   }
-  // Every cl_mem made here is released once the commands are enqueued (they keep what they use).
+  // Every cl_mem made here is released once the transform has completed (the device's
+  // SubBuffers), or at once when it was not enqueued.
+  SubBuffers& sub_buffers = device_.sub_buffers();
   std::vector<cl_mem> owned;
   if (scratch != nullptr) owned.push_back(scratch);
+  cl_event enqueued = nullptr;
   const auto release_owned = [&] {
     for (cl_mem object : owned)
-      clReleaseMemObject(object);
+      sub_buffers.release_after(object, enqueued);
   };
   try {
     const auto region = [&](FftArray array, std::uint64_t bytes, const char* what) {
@@ -249,9 +252,8 @@ Event ClfftPlan::run(clfftPlanHandle plan, clfftDirection direction, const char*
             *device_.label(), name, shape().describe(), what, array.offset,
             device_.sub_buffer_alignment()));
       }
-      const cl_buffer_region part{array.offset, bytes};
       cl_int status = CL_SUCCESS;
-      cl_mem sub = clCreateSubBuffer(whole, 0, CL_BUFFER_CREATE_TYPE_REGION, &part, &status);
+      cl_mem sub = sub_buffers.create(whole, array.offset, bytes, status);
       if (status != CL_SUCCESS) {
         throw DeviceError(
             fmt::format("opencl {}: {} FFT of {}: cannot make a sub-buffer of the {} "
@@ -268,8 +270,10 @@ Event ClfftPlan::run(clfftPlanHandle plan, clfftDirection direction, const char*
         operation.c_str(), after,
         [&](cl_command_queue commands, cl_uint count, const cl_event* list, cl_event* event) {
           std::lock_guard calls(clfft_calls());
-          return static_cast<cl_int>(clfftEnqueueTransform(plan, direction, 1, &commands, count,
-                                                           list, event, &input, &output, scratch));
+          const auto status = static_cast<cl_int>(clfftEnqueueTransform(
+              plan, direction, 1, &commands, count, list, event, &input, &output, scratch));
+          if (status == CL_SUCCESS) enqueued = *event;
+          return status;
         });
     release_owned();
     return done;

@@ -114,10 +114,11 @@ ProgramHandle build_from_binary(const OpenClTarget& target, const std::string& b
 }  // namespace
 
 OpenClCompiledKernel::OpenClCompiledKernel(const KernelDefinition& definition,
+                                           const CompileOptions& options,
                                            std::shared_ptr<OpenClContext> context,
                                            const Device* owner, cl_program program,
                                            cl_kernel kernel)
-    : CompiledKernel(definition),
+    : CompiledKernel(definition, options),
       context_(std::move(context)),
       owner_(owner),
       program_(program),
@@ -177,17 +178,19 @@ std::shared_ptr<const CompiledKernel> compile_opencl_kernel(const KernelDefiniti
   }
   cl_uint arguments = 0;
   clGetKernelInfo(native, CL_KERNEL_NUM_ARGS, sizeof arguments, &arguments, nullptr);
-  if (arguments != kernel.params().size()) {
+  const std::size_t expected =
+      kernel.params().size() + origin_parameter_count(kernel, options, kernel.opencl_style());
+  if (arguments != expected) {
     clReleaseKernel(native);
     throw KernelCompileError(
         kernel.name(), "opencl",
         fmt::format("kernel '{}': its OpenCL __kernel '{}' takes {} parameters but the signature "
                     "declares {}",
-                    kernel.name(), generated.entry_point, arguments, kernel.params().size()),
+                    kernel.name(), generated.entry_point, arguments, expected),
         "");
   }
-  auto compiled = std::make_shared<OpenClCompiledKernel>(kernel, target.context, target.owner,
-                                                         program.take(), native);
+  auto compiled = std::make_shared<OpenClCompiledKernel>(kernel, options, target.context,
+                                                         target.owner, program.take(), native);
   compiled->set_from_cache(from_cache);
   return compiled;
 }

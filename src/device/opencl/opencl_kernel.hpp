@@ -17,8 +17,9 @@ namespace strata::device::detail {
 // A kernel built for one OpenCL device; its cl_kernel's arguments are set under `lock()`.
 class OpenClCompiledKernel final : public CompiledKernel {
  public:
-  OpenClCompiledKernel(const KernelDefinition& definition, std::shared_ptr<OpenClContext> context,
-                       const Device* owner, cl_program program, cl_kernel kernel);
+  OpenClCompiledKernel(const KernelDefinition& definition, const CompileOptions& options,
+                       std::shared_ptr<OpenClContext> context, const Device* owner,
+                       cl_program program, cl_kernel kernel);
   ~OpenClCompiledKernel() override;
   OpenClCompiledKernel(const OpenClCompiledKernel&) = delete;
   OpenClCompiledKernel& operator=(const OpenClCompiledKernel&) = delete;

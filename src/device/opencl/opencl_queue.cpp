@@ -8,6 +8,7 @@
 #include "opencl_device.hpp"
 #include "opencl_kernel.hpp"
 #include "strata/device/errors.hpp"
+#include "strata/device/kernel_source.hpp"
 #include "wait_list.hpp"
 
 namespace strata::device::detail {
@@ -17,25 +18,28 @@ cl_mem mem_of(const DeviceBuffer& buffer) {
   return static_cast<cl_mem>(buffer.handle());
 }
 
-// Sub-buffers created for one launch, released once it is enqueued (the command keeps them).
-class SubBuffers {
+// Sub-buffers made for one command, handed to the device's SubBuffers once it is enqueued (to be
+// released when it completes), or released at once when it was not.
+class CommandSubBuffers {
  public:
-  SubBuffers() = default;
-  SubBuffers(const SubBuffers&) = delete;
-  SubBuffers& operator=(const SubBuffers&) = delete;
-  ~SubBuffers() {
+  explicit CommandSubBuffers(SubBuffers& device) : device_(device) {}
+  CommandSubBuffers(const CommandSubBuffers&) = delete;
+  CommandSubBuffers& operator=(const CommandSubBuffers&) = delete;
+  ~CommandSubBuffers() {
     for (cl_mem buffer : buffers_)
-      clReleaseMemObject(buffer);
+      device_.release_after(buffer, used_by_);
   }
   cl_mem add(cl_mem parent, std::uint64_t offset, std::uint64_t bytes, cl_int& status) {
-    const cl_buffer_region region{offset, bytes};
-    cl_mem buffer = clCreateSubBuffer(parent, 0, CL_BUFFER_CREATE_TYPE_REGION, &region, &status);
+    cl_mem buffer = device_.create(parent, offset, bytes, status);
     if (status == CL_SUCCESS) buffers_.push_back(buffer);
     return buffer;
   }
+  void enqueued_as(cl_event event) { used_by_ = event; }
 
  private:
+  SubBuffers& device_;
   std::vector<cl_mem> buffers_;
+  cl_event used_by_ = nullptr;
 };
 
 }  // namespace
@@ -246,7 +250,8 @@ Event OpenClQueue::launch(const CompiledKernel& kernel, const LaunchGeometry& ge
     local[d] = static_cast<std::size_t>(block);
   }
 
-  SubBuffers sub_buffers;
+  const std::vector<KernelArg> origins = origin_arguments(kernel, args, definition.opencl_style());
+  CommandSubBuffers sub_buffers(device_.sub_buffers());
   const cl_kernel native = compiled->native();
   return submit("kernel launch", after, [&](cl_uint n, const cl_event* list, cl_event* event) {
     std::lock_guard guard(compiled->lock());
@@ -274,8 +279,19 @@ Event OpenClQueue::launch(const CompiledKernel& kernel, const LaunchGeometry& ge
                         arg.is_array ? "array of" : "scalar", to_string(arg.type)));
       }
     }
+    for (std::size_t j = 0; j < origins.size(); ++j) {
+      const cl_int status =
+          clSetKernelArg(native, static_cast<cl_uint>(args.size() + j), size_of(origins[j].type),
+                         origins[j].scalar_bytes.data());
+      if (status != CL_SUCCESS) {
+        throw KernelLaunchError(name, "",
+                                fmt::format("kernel '{}': {} refused origin argument {} ({})", name,
+                                            *device_.label(), j, cl_error_name(status)));
+      }
+    }
     const cl_int status = clEnqueueNDRangeKernel(queue_, native, dims, nullptr, global.data(),
                                                  blocked ? local.data() : nullptr, n, list, event);
+    if (status == CL_SUCCESS) sub_buffers.enqueued_as(*event);
     if (status == CL_INVALID_WORK_GROUP_SIZE || status == CL_INVALID_WORK_ITEM_SIZE ||
         status == CL_INVALID_GLOBAL_WORK_SIZE) {
       throw KernelLaunchError(

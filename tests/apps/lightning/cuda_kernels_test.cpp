@@ -53,6 +53,10 @@ TEST_P(LightningCudaKernel, CompilesWithNvrtc) {
   EXPECT_EQ(kernel.cuda_style(), device::KernelStyle::virtual_blocks)
       << "the array front end launches virtual-blocks kernels";
   apps::testing::expect_cuda_compiles(kernel, superblock_options(kernel));
+  // As the array front end compiles it: the extents alone, the origins given at launch.
+  device::CompileOptions at_launch = superblock_options(kernel);
+  at_launch.origins_at_launch = true;
+  apps::testing::expect_cuda_compiles(kernel, at_launch);
 }
 
 INSTANTIATE_TEST_SUITE_P(Benchmarks, LightningCudaKernel, ::testing::ValuesIn(all_kernels()),

@@ -22,8 +22,10 @@ std::vector<float> reference(const std::vector<float>& input) {
   return output;
 }
 
-// Runs the worker that owns output[first, first + count) and checks its chunk.
-void run_worker(std::int32_t n, std::uint64_t first, std::uint64_t count) {
+// Runs the worker that owns output[first, first + count) and checks its chunk: the offsets baked
+// into its program, or (`at_launch`) the program compiled for the extents alone and the offsets
+// given with the launch.
+void run_worker(std::int32_t n, std::uint64_t first, std::uint64_t count, bool at_launch = false) {
   constexpr std::uint64_t block = 256;
   std::vector<float> input(static_cast<std::size_t>(n));
   for (std::size_t i = 0; i < input.size(); ++i)
@@ -38,14 +40,22 @@ void run_worker(std::int32_t n, std::uint64_t first, std::uint64_t count) {
   options.block_offset = Dim3{first / block, 0, 0};
   options.placements = {ArrayPlacement{Dim3{first, 0, 0}, Dim3{count}},
                         ArrayPlacement{Dim3{in_first, 0, 0}, Dim3{in_last - in_first}}};
+  KernelArgs args;
+  if (at_launch) {
+    args.origins = LaunchOrigins{options.block_offset,
+                                 {options.placements[0].offset, options.placements[1].offset}};
+    options.origins_at_launch = true;
+    options.block_offset = Dim3{0, 0, 0};
+    for (ArrayPlacement& placement : options.placements)
+      placement.offset = Dim3{0, 0, 0};
+  }
   auto kernel = gpu().compile(ported_stencil_kernel(), options);
   DeviceBuffer din = upload(gpu(), chunk);
   DeviceBuffer dout = gpu().allocate(count * sizeof(float));
+  args.values = {KernelArg::value(n), KernelArg::array<float>(dout), KernelArg::array<float>(din)};
   Event done = gpu()
                    .queue(QueueKind::compute)
-                   .launch(*kernel, LaunchGeometry{Dim3{count}, Dim3{block}, 1},
-                           {KernelArg::value(n), KernelArg::array<float>(dout),
-                            KernelArg::array<float>(din)});
+                   .launch(*kernel, LaunchGeometry{Dim3{count}, Dim3{block}, 1}, args);
   const auto out = download<float>(gpu(), dout, count, std::span(&done, 1));
   for (std::uint64_t i = 0; i < count; ++i)
     ASSERT_FLOAT_EQ(out[i], expected[first + i]) << "global element " << first + i;
@@ -59,6 +69,13 @@ TEST(CudaPortedStencil, MiddleWorkerWithBlockAndArrayOffsets) {
 TEST(CudaPortedStencil, LastWorkerAtTheArrayEnd) {
   STRATA_REQUIRE_CUDA_DEVICE();
   run_worker(4096, 3072, 1024);
+}
+
+TEST(CudaPortedStencil, WorkersOfOneShapeShareAProgramWithOriginsAtLaunch) {
+  STRATA_REQUIRE_CUDA_DEVICE();
+  run_worker(4096, 1024, 1024, true);
+  run_worker(4096, 2048, 1024, true);
+  run_worker(4096, 3072, 1024, true);
 }
 
 TEST(CudaPortedStencil, FirstWorkerWithoutOffsets) {

@@ -1,5 +1,6 @@
 // Launches: arguments refused before they reach the device, sub-buffer offsets, geometry
-// rounding, virtual-blocks kernels with baked-in offsets, concurrent launches of one kernel.
+// rounding, virtual-blocks kernels with baked-in offsets or origins at launch, concurrent
+// launches of one kernel.
 #include <gtest/gtest.h>
 
 #include <numeric>
@@ -154,6 +155,45 @@ void stencil3(uint3 block, uint n, __global float* out, __global const float* in
   const auto result = download<float>(device, out, 256, std::span(&done, 1));
   for (std::uint32_t k = 0; k < 256; ++k)
     ASSERT_EQ(result[k], 3.0f * static_cast<float>(256 + k)) << "local element " << k;
+}
+
+// One program compiled with origins at launch serves two workers' regions of the same extents:
+// each launch gives its block offset and its arrays' origins.
+TEST(OpenClLaunch, VirtualBlocksTakeTheirOriginsAtLaunch) {
+  STRATA_REQUIRE_OPENCL(device);
+  auto stencil = KernelDefinition("stencil3_origins")
+                     .scalar<std::uint32_t>("n")
+                     .array<float>("out", ParamAccess::write)
+                     .array<float>("in", ParamAccess::read)
+                     .opencl(R"(
+void stencil3_origins(uint3 block, uint n, __global float* out, __global const float* in) {
+  const size_t i = block.x * get_local_size(0) + get_local_id(0);
+  if (i == 0 || i + 1 >= n) return;
+  out[i] = in[i - 1] + in[i] + in[i + 1];
+}
+)",
+                             KernelStyle::virtual_blocks);
+  CompileOptions shape;
+  shape.origins_at_launch = true;
+  shape.placements = {ArrayPlacement{Dim3{0, 0, 0}, Dim3{256}},
+                      ArrayPlacement{Dim3{0, 0, 0}, Dim3{258}}};
+  auto kernel = device.compile(stencil, shape);
+  for (std::uint64_t first_block : {4u, 8u}) {  // elements 256..511, then 512..767
+    const std::uint64_t lo = first_block * 64;
+    std::vector<float> in_region(258);
+    std::iota(in_region.begin(), in_region.end(), static_cast<float>(lo - 1));  // in[g] = g
+    DeviceBuffer in = upload(device, in_region);
+    DeviceBuffer out = upload(device, std::vector<float>(256, 0.0f));
+    KernelArgs args{KernelArg::value(std::uint32_t{1024}), KernelArg::array<float>(out),
+                    KernelArg::array<float>(in)};
+    args.origins = LaunchOrigins{Dim3{first_block, 0, 0}, {Dim3{lo, 0, 0}, Dim3{lo - 1, 0, 0}}};
+    Event done = device.queue(QueueKind::compute)
+                     .launch(*kernel, LaunchGeometry{Dim3{256}, Dim3{64}, 1}, args);
+    const auto result = download<float>(device, out, 256, std::span(&done, 1));
+    for (std::uint32_t k = 0; k < 256; ++k)
+      ASSERT_EQ(result[k], 3.0f * static_cast<float>(lo + k)) << "block " << first_block << ", "
+                                                              << "local element " << k;
+  }
 }
 
 TEST(OpenClLaunch, TwoDimensionalVirtualBlocksUseTheStrideConstants) {
