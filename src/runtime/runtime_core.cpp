@@ -273,6 +273,7 @@ TaskState* RuntimeCore::start(TaskSpec&& spec, TaskFunction&& body, bool with_ha
   task->name = std::move(spec.name);
   task->priority = spec.priority;
   task->bytes = spec.bytes;
+  task->footprint_given = spec.bytes != 0;
   if (spec.hints) task->hints = std::move(spec.hints);
   if (!spec.executors.empty()) {
     task->candidates.assign(spec.executors.begin(), spec.executors.end());

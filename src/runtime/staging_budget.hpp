@@ -1,11 +1,15 @@
 #pragma once
 // StagingBudget: how far ahead one executor's tasks are staged — a byte budget and a task limit
-// (the lightning paper's look-ahead). A task that does not fit waits in priority order.
+// (the lightning paper's look-ahead). A task that does not fit waits in priority order. The bytes
+// are those of the distinct data the staged tasks use: a task whose data an admitted task holds
+// already (consecutive kernels on the same arrays) adds nothing but itself to the count. A task
+// with an explicit footprint (TaskSpec::footprint) is charged that, shared with nothing.
 
 #include <array>
 #include <cstdint>
 #include <deque>
 #include <mutex>
+#include <unordered_map>
 #include <vector>
 
 #include "strata/runtime/task.hpp"
@@ -34,7 +38,15 @@ class StagingBudget {
 
  private:
   bool fits(std::uint64_t bytes) const;
+  // The bytes admitting `task` adds: its footprint, or its data not yet held (lock_ held).
+  std::uint64_t charge(const TaskState* task) const;
   void account(const TaskState* task);
+  void unaccount(const TaskState* task);
+
+  struct Held {
+    std::uint64_t bytes = 0;  // as charged when first held
+    std::uint64_t tasks = 0;  // admitted tasks using it
+  };
 
   const std::uint64_t max_bytes_;
   const std::uint64_t max_tasks_;
@@ -42,6 +54,7 @@ class StagingBudget {
   std::uint64_t bytes_ = 0;
   std::uint64_t tasks_ = 0;
   std::uint64_t peak_bytes_ = 0;
+  std::unordered_map<std::uint64_t, Held> held_;  // by data id
   std::array<std::deque<TaskState*>, priority_levels> waiting_;
 };
 

@@ -64,12 +64,13 @@ struct alignas(64) TaskState {
   std::atomic<std::int32_t> enqueue_unmet{0};
   std::vector<DataAccess> accesses;  // one per datum, duplicates merged
   std::uint64_t bytes = 0;
-  bool staged = false;       // counted against a staging budget
-  bool has_reduce = false;   // one of its accesses is a reduce (it needs the reduce gates)
-  bool holds_gates = false;  // holds the reduce gates of its reduce accesses
-  bool hook_staged = false;  // the staging hook staged its data; unstage when finished
-  bool deferred = false;     // body handed completion to a DeferredCompletion
-  bool internal = false;     // posted by a layer under the runtime: never cancelled
+  bool footprint_given = false;  // `bytes` set by TaskSpec::footprint, not summed from the data
+  bool staged = false;           // counted against a staging budget
+  bool has_reduce = false;       // one of its accesses is a reduce (it needs the reduce gates)
+  bool holds_gates = false;      // holds the reduce gates of its reduce accesses
+  bool hook_staged = false;      // the staging hook staged its data; unstage when finished
+  bool deferred = false;         // body handed completion to a DeferredCompletion
+  bool internal = false;         // posted by a layer under the runtime: never cancelled
   bool barrier = false;  // a reader group: never runs, not counted; finishes when its count does
   std::atomic<bool> completed{false};  // complete() ran (guards against a second call)
   // A deferred task finishes when both its body returned and its completion fired, whichever

@@ -85,6 +85,41 @@ TEST(Staging, TaskLargerThanTheBudgetIsAdmittedAlone) {
   EXPECT_TRUE(ran);
 }
 
+// The most tasks of `data` (one datum a task, or one for all) that ran at once on two workers,
+// with a budget of 300 B and 1000 B a datum.
+int most_at_once(bool shared, std::uint64_t budget = 300) {
+  Config config = testing::small_config(2);
+  config.section<runtime::RuntimeSettings>().staging_max_bytes = budget;
+  Runtime rt(config);
+  DataHandle one = rt.create_data("shared", 1000);
+  std::atomic<int> inside{0};
+  std::atomic<int> most{0};
+  for (int i = 0; i < 20; ++i) {
+    const DataHandle data = shared ? one : rt.create_data("own", 1000);
+    rt.submit(TaskSpec("reader").reads(data), [&] {
+      const int now = inside.fetch_add(1) + 1;
+      int seen = most.load();
+      while (seen < now && !most.compare_exchange_weak(seen, now)) {
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      inside.fetch_sub(1);
+    });
+  }
+  rt.wait_all();
+  return most.load();
+}
+
+// Tasks on the same data (consecutive kernels on the same arrays) share its bytes in the budget:
+// however large, they are staged ahead together and run side by side.
+TEST(Staging, TasksOnTheSameDataShareItsBytesInTheBudget) {
+  EXPECT_EQ(most_at_once(true), 2) << "readers of one datum are staged ahead together";
+}
+
+// Distinct data each above the budget: one task at a time, as before.
+TEST(Staging, TasksOnDistinctDataAboveTheBudgetRunOneAtATime) {
+  EXPECT_EQ(most_at_once(false), 1);
+}
+
 TEST(Staging, TaskLimitBoundsTasksStagedAhead) {
   Config config = testing::small_config(2);
   config.section<runtime::RuntimeSettings>().staging_max_tasks = 1;
