@@ -8,7 +8,7 @@
 # Usage: bench/run_gpu.sh OUT [sections, comma list; default tests,allpairs,launch,overhead,
 #        pooled,arrays,coclustering,pentax,camera_opencl,trace,capacity,correlator,kmeans_compile,
 #        kmeans]
-#        (STRATA_GPU_PACK: the pack, default .device)
+#        (STRATA_GPU_PACK: the pack, default .device; STRATA_GPU_DEADLINE: seconds for all)
 set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -56,11 +56,20 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PYTHONUNBUFFERE
 # STRATA_* variables.
 bench=(env STRATA_BENCH_BUILD="$build" STRATA_BENCH_PREBUILT=1 STRATA_BENCH_QUIET_WAIT=0
   STRATA_BENCH_PYTHON=python3 STRATA_BENCH_TAG="$tag")
+# STRATA_GPU_DEADLINE: seconds for all sections together (0: none); a section gets what is left
+# of them less 20 s for the results' packing, and is skipped with under 20 s.
+deadline=${STRATA_GPU_DEADLINE:-0}
+unset STRATA_GPU_DEADLINE
 # section NAME SECONDS COMMAND...: runs one section if asked for, at most SECONDS, logged.
 section() {
   local name=$1 limit=$2
   shift 2
   [[ ,$sections, == *,$name,* ]] || return 0
+  if ((deadline > 0)); then
+    local left=$((deadline - ($(date +%s) - started) - 20))
+    ((left < 20)) && { echo "=== $name: skipped, ${left} s left before the deadline"; return 0; }
+    ((limit > left)) && limit=$left
+  fi
   echo "=== $name ($(($(date +%s) - started)) s in): $*"
   timeout --kill-after=10 "$limit" "$@" >"$logs/$name.log" 2>&1
   echo "=== $name: exit $? after $(($(date +%s) - started)) s"

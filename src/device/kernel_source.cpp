@@ -134,8 +134,9 @@ std::string block_offset_of(const CompileOptions& options, int d) {
 // `type_name` spells an element type in the backend's language; `array_param` declares an
 // array's raw parameter and `array_setup` turns it into the user's argument.
 // `array_setup(type, param, layout, shift)` gets the element shift of the array's origin: a
-// literal baked in (with `suffix`), or with origins at launch the name of its trailing parameter;
-// `u32` and `i64` spell the trailing parameters' types.
+// literal baked in (with `suffix`), or with origins at launch the name of its trailing parameter
+// (`i64` spells its type), or none where `i64` is empty: the launch passes pointers already
+// shifted (CUDA). `u32` spells the block offset's parameters' type.
 template <typename TypeName, typename ArrayParam, typename ArraySetup>
 WrapperParts wrapper_parts(const KernelDefinition& kernel, const CompileOptions& options,
                            TypeName type_name, ArrayParam array_param, ArraySetup array_setup,
@@ -156,8 +157,8 @@ WrapperParts wrapper_parts(const KernelDefinition& kernel, const CompileOptions&
     const Layout layout = layout_of(param, placements[a++]);
     std::string shift = fmt::format("{}{}", layout.origin_shift, suffix);
     if (options.origins_at_launch) {
-      shift = shift_param(param);
-      trailing += fmt::format(", {} {}", i64, shift);
+      shift = i64.empty() ? std::string() : shift_param(param);
+      if (!i64.empty()) trailing += fmt::format(", {} {}", i64, shift);
     }
     parts.body += array_setup(type, param, layout, shift);
   }
@@ -172,8 +173,8 @@ WrapperParts wrapper_parts(const KernelDefinition& kernel, const CompileOptions&
 
 }  // namespace
 
-std::size_t origin_parameter_count(const KernelDefinition& kernel, const CompileOptions& options,
-                                   KernelStyle style) {
+std::size_t opencl_origin_parameter_count(const KernelDefinition& kernel,
+                                          const CompileOptions& options, KernelStyle style) {
   if (!options.origins_at_launch || style != KernelStyle::virtual_blocks) return 0;
   std::size_t count = 3;
   for (const auto& param : kernel.params())
@@ -181,8 +182,8 @@ std::size_t origin_parameter_count(const KernelDefinition& kernel, const Compile
   return count;
 }
 
-std::vector<KernelArg> origin_arguments(const CompiledKernel& compiled, const KernelArgs& args,
-                                        KernelStyle style) {
+std::optional<LaunchShifts> launch_shifts(const CompiledKernel& compiled, const KernelArgs& args,
+                                          KernelStyle style) {
   const KernelDefinition& kernel = compiled.definition();
   const CompileOptions& options = compiled.options();
   if (style != KernelStyle::virtual_blocks) return {};  // the source indexes raw pointers itself
@@ -211,7 +212,7 @@ std::vector<KernelArg> origin_arguments(const CompiledKernel& compiled, const Ke
                     "array parameters",
                     kernel.name(), origins.array_offsets.size(), placements.size()));
   }
-  std::vector<KernelArg> values;
+  LaunchShifts shifts;
   for (int d = 0; d < 3; ++d) {
     if (origins.block_offset[d] > 0xffffffffull) {
       throw KernelLaunchError(kernel.name(), "",
@@ -219,17 +220,17 @@ std::vector<KernelArg> origin_arguments(const CompiledKernel& compiled, const Ke
                                           "fit the 32-bit block index",
                                           kernel.name(), origins.block_offset[d], d));
     }
-    values.push_back(KernelArg::value(static_cast<std::uint32_t>(origins.block_offset[d])));
+    shifts.block_offset[static_cast<std::size_t>(d)] =
+        static_cast<std::uint32_t>(origins.block_offset[d]);
   }
   std::size_t a = 0;
   for (const auto& param : kernel.params()) {
     if (!param.is_array) continue;
     const ArrayPlacement at{origins.array_offsets[a], placements[a].extent};
     ++a;
-    values.push_back(
-        KernelArg::value(static_cast<std::int64_t>(layout_of(param, at).origin_shift)));
+    shifts.elements.push_back(static_cast<std::int64_t>(layout_of(param, at).origin_shift));
   }
-  return values;
+  return shifts;
 }
 
 std::string describe_options(const CompileOptions& options) {
@@ -299,10 +300,11 @@ GeneratedSource generate_cuda_source(const KernelDefinition& kernel,
           strides += fmt::format("{}{}ull", d == 0 ? "" : ", ", layout.strides[d]);
         return fmt::format(
             "  const unsigned long long {1}_strides[{3}] = {{{4}}};\n"
-            "  ::strata::Array<{0}, {3}> {1}({1}_local - {2}, {1}_strides);\n",
-            type, param.name, shift, param.rank, strides);
+            "  ::strata::Array<{0}, {3}> {1}({1}_local{2}, {1}_strides);\n",
+            type, param.name, shift.empty() ? "" : " - " + shift, param.rank, strides);
       },
-      "unsigned int", "long long", "ll");
+      // With origins at launch the pointers come shifted (CudaQueue::launch): no shift here.
+      "unsigned int", "", "ll");
   out.source += fmt::format(
       "\n// Generated by Strata: worker-specific constants baked in at compile time.\n"
       "extern \"C\" __global__ void {}({}) {{\n"

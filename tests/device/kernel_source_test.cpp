@@ -2,8 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include <cstring>
-
 #include "strata/device/errors.hpp"
 
 namespace strata::device {
@@ -83,8 +81,9 @@ TEST(KernelSource, DirectKernelsGetOnlyTheirDefines) {
   EXPECT_EQ(generated.source, "#define FACTOR 2\n__kernel void scale() {}");
 }
 
-// With origins at launch only the extents are compiled in: the block offset and each array's
-// origin shift are trailing parameters, and two workers' programs are the same text.
+// With origins at launch only the extents are compiled in: the block offset is a trailing
+// parameter, and each array's origin shift too in OpenCL (CUDA's pointers come shifted); two
+// workers' programs are the same text.
 TEST(KernelSource, OriginsAtLaunchAreTrailingParametersNotConstants) {
   CompileOptions one = worker_constants();
   one.origins_at_launch = true;
@@ -96,14 +95,12 @@ TEST(KernelSource, OriginsAtLaunchAreTrailingParametersNotConstants) {
   EXPECT_EQ(cuda, generate_cuda_source(ported_stencil(), other).source);
   EXPECT_NE(cuda.find("strata_entry_stencil(int n, float* output_local, float* input_local, "
                       "unsigned int strata_block_offset_x, unsigned int strata_block_offset_y, "
-                      "unsigned int strata_block_offset_z, long long strata_origin_shift_output, "
-                      "long long strata_origin_shift_input)"),
+                      "unsigned int strata_block_offset_z)"),
             std::string::npos)
       << cuda;
   EXPECT_NE(cuda.find("strata_block(strata_block_offset_x + blockIdx.x"), std::string::npos)
       << cuda;
-  EXPECT_NE(cuda.find("output(output_local - strata_origin_shift_output"), std::string::npos)
-      << cuda;
+  EXPECT_NE(cuda.find("output(output_local, output_strides)"), std::string::npos) << cuda;
   EXPECT_EQ(cuda.find("1024"), std::string::npos) << "no offset is baked in:\n" << cuda;
   const auto opencl = generate_opencl_source(ported_stencil(), one).source;
   EXPECT_EQ(opencl, generate_opencl_source(ported_stencil(), other).source);
@@ -113,14 +110,14 @@ TEST(KernelSource, OriginsAtLaunchAreTrailingParametersNotConstants) {
       << opencl;
   EXPECT_NE(opencl.find("input = input_local - strata_origin_shift_input;"), std::string::npos)
       << opencl;
-  EXPECT_EQ(origin_parameter_count(ported_stencil(), one, KernelStyle::virtual_blocks), 5u);
-  EXPECT_EQ(
-      origin_parameter_count(ported_stencil(), worker_constants(), KernelStyle::virtual_blocks),
-      0u);
+  EXPECT_EQ(opencl_origin_parameter_count(ported_stencil(), one, KernelStyle::virtual_blocks), 5u);
+  EXPECT_EQ(opencl_origin_parameter_count(ported_stencil(), worker_constants(),
+                                          KernelStyle::virtual_blocks),
+            0u);
 }
 
-// A launch's origins become the trailing values: the block offset, then each array's element
-// shift (offsets times the compiled extents' strides); mismatches are errors naming the kernel.
+// A launch's origins become the block offset and each array's element shift (offsets times the
+// compiled extents' strides); mismatches are errors naming the kernel.
 TEST(KernelSource, OriginArgumentsShiftByTheCompiledStrides) {
   auto tile = KernelDefinition("tile")
                   .scalar<std::int32_t>("n")
@@ -133,24 +130,16 @@ TEST(KernelSource, OriginArgumentsShiftByTheCompiledStrides) {
   const CompiledKernel compiled(tile, options);
   KernelArgs args{KernelArg::value(std::int32_t{1})};
   args.origins = LaunchOrigins{Dim3{2, 3, 0}, {Dim3{10, 4, 0}}};
-  const auto values = origin_arguments(compiled, args, KernelStyle::virtual_blocks);
-  ASSERT_EQ(values.size(), 4u);
-  EXPECT_EQ(values[0].type, ElementType::u32);
-  EXPECT_EQ(values[3].type, ElementType::i64);
-  std::uint32_t bx = 0, by = 0;
-  std::int64_t shift = 0;
-  std::memcpy(&bx, values[0].scalar_bytes.data(), 4);
-  std::memcpy(&by, values[1].scalar_bytes.data(), 4);
-  std::memcpy(&shift, values[3].scalar_bytes.data(), 8);
-  EXPECT_EQ(bx, 2u);
-  EXPECT_EQ(by, 3u);
-  EXPECT_EQ(shift, 10 * 64 + 4);
-  // Direct-style sources take no trailing values.
-  EXPECT_TRUE(origin_arguments(compiled, args, KernelStyle::direct).empty());
+  const auto shifts = launch_shifts(compiled, args, KernelStyle::virtual_blocks);
+  ASSERT_TRUE(shifts.has_value());
+  EXPECT_EQ(shifts->block_offset, (std::array<std::uint32_t, 3>{2, 3, 0}));
+  EXPECT_EQ(shifts->elements, std::vector<std::int64_t>{10 * 64 + 4});
+  // Direct-style sources index raw pointers: no origins.
+  EXPECT_FALSE(launch_shifts(compiled, args, KernelStyle::direct).has_value());
 
   const auto refusal = [&](const CompiledKernel& kernel, const KernelArgs& launch) {
     try {
-      origin_arguments(kernel, launch, KernelStyle::virtual_blocks);
+      launch_shifts(kernel, launch, KernelStyle::virtual_blocks);
     } catch (const KernelLaunchError& error) {
       return std::string(error.what());
     }

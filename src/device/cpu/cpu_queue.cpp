@@ -141,7 +141,7 @@ Event CpuQueue::launch(const CompiledKernel& kernel, const LaunchGeometry& geome
   Dim3 block_offset = compiled.block_offset();
   std::vector<ArrayPlacement> placements = compiled.placements();
   // Origins taken at launch (checked as the GPU backends check them) replace the compiled ones.
-  origin_arguments(compiled, args, KernelStyle::virtual_blocks);
+  launch_shifts(compiled, args, KernelStyle::virtual_blocks);
   if (args.origins) {
     block_offset = args.origins->block_offset;
     placements.resize(args.origins->array_offsets.size());

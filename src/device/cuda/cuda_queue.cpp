@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <cstdint>
 #include <cstring>
 
 #include "cuda_error.hpp"
@@ -167,10 +168,12 @@ Event CudaQueue::launch(const CompiledKernel& kernel, const LaunchGeometry& geom
                                         definition.name(), device_.info().id));
   }
   validate_arguments(definition, args);
-  const std::vector<KernelArg> origins = origin_arguments(kernel, args, definition.cuda_style());
-  // One 8-byte slot per parameter: the scalar's bytes or the region's device address; then the
-  // origins' values, where the program takes them at launch.
+  const std::optional<LaunchShifts> shifts = launch_shifts(kernel, args, definition.cuda_style());
+  // One 8-byte slot per parameter: the scalar's bytes or the region's device address (with
+  // origins at launch, moved back by its origin's shift so that global indices address it); then
+  // the block offset, where the program takes it at launch.
   std::vector<std::array<unsigned char, 8>> slots(args.size());
+  std::size_t array = 0;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const KernelArg& arg = args[i];
     if (!arg.is_array) {
@@ -185,11 +188,18 @@ Event CudaQueue::launch(const CompiledKernel& kernel, const LaunchGeometry& geom
                       definition.name(), definition.param(i).name, arg.buffer->device()->info().id,
                       device_.info().id));
     }
-    void* pointer = address(*arg.buffer, arg.byte_offset);
+    auto pointer = reinterpret_cast<std::uintptr_t>(address(*arg.buffer, arg.byte_offset));
+    if (shifts) {
+      pointer -= static_cast<std::uintptr_t>(shifts->elements[array]) *
+                 static_cast<std::uintptr_t>(size_of(arg.type));
+    }
+    ++array;
     std::memcpy(slots[i].data(), &pointer, sizeof pointer);
   }
-  for (const KernelArg& origin : origins)
-    slots.push_back(origin.scalar_bytes);
+  if (shifts) {
+    for (std::uint32_t offset : shifts->block_offset)
+      slots.push_back(KernelArg::value(offset).scalar_bytes);
+  }
   const LaunchShape shape = shape_launch(definition.name(), geometry, limits_);
   return submit(after, fmt::format("launch of kernel '{}'", definition.name()),
                 [shape, slots = std::move(slots),

@@ -231,8 +231,8 @@ Event ClfftPlan::run(clfftPlanHandle plan, clfftDirection direction, const char*
                                     cl_error_name(status)));
     }
   }
-  // Every cl_mem made here is released once the transform has completed (the device's
-  // SubBuffers), or at once when it was not enqueued.
+  // The scratch buffer is released once the transform has completed (the device's SubBuffers),
+  // or at once when it was not enqueued; the arrays' regions are the device's, kept.
   SubBuffers& sub_buffers = device_.sub_buffers();
   std::vector<cl_mem> owned;
   if (scratch != nullptr) owned.push_back(scratch);
@@ -253,14 +253,13 @@ Event ClfftPlan::run(clfftPlanHandle plan, clfftDirection direction, const char*
             device_.sub_buffer_alignment()));
       }
       cl_int status = CL_SUCCESS;
-      cl_mem sub = sub_buffers.create(whole, array.offset, bytes, status);
+      cl_mem sub = sub_buffers.region(whole, array.offset, bytes, status);
       if (status != CL_SUCCESS) {
         throw DeviceError(
             fmt::format("opencl {}: {} FFT of {}: cannot make a sub-buffer of the {} "
                         "array: {}",
                         *device_.label(), name, shape().describe(), what, cl_error_name(status)));
       }
-      owned.push_back(sub);
       return sub;
     };
     cl_mem input = region(in, in_bytes, "input");

@@ -84,7 +84,7 @@ DeviceBuffer OpenClDevice::allocate(std::uint64_t bytes) {
 }
 
 void OpenClDevice::release(void* handle, std::uint64_t) noexcept {
-  sub_buffers_->locked([handle] { clReleaseMemObject(static_cast<cl_mem>(handle)); });
+  sub_buffers_->release_parent(static_cast<cl_mem>(handle));
 }
 
 HostBuffer OpenClDevice::allocate_host(std::uint64_t bytes) {

@@ -178,8 +178,8 @@ std::shared_ptr<const CompiledKernel> compile_opencl_kernel(const KernelDefiniti
   }
   cl_uint arguments = 0;
   clGetKernelInfo(native, CL_KERNEL_NUM_ARGS, sizeof arguments, &arguments, nullptr);
-  const std::size_t expected =
-      kernel.params().size() + origin_parameter_count(kernel, options, kernel.opencl_style());
+  const std::size_t expected = kernel.params().size() + opencl_origin_parameter_count(
+                                                            kernel, options, kernel.opencl_style());
   if (arguments != expected) {
     clReleaseKernel(native);
     throw KernelCompileError(

@@ -18,30 +18,6 @@ cl_mem mem_of(const DeviceBuffer& buffer) {
   return static_cast<cl_mem>(buffer.handle());
 }
 
-// Sub-buffers made for one command, handed to the device's SubBuffers once it is enqueued (to be
-// released when it completes), or released at once when it was not.
-class CommandSubBuffers {
- public:
-  explicit CommandSubBuffers(SubBuffers& device) : device_(device) {}
-  CommandSubBuffers(const CommandSubBuffers&) = delete;
-  CommandSubBuffers& operator=(const CommandSubBuffers&) = delete;
-  ~CommandSubBuffers() {
-    for (cl_mem buffer : buffers_)
-      device_.release_after(buffer, used_by_);
-  }
-  cl_mem add(cl_mem parent, std::uint64_t offset, std::uint64_t bytes, cl_int& status) {
-    cl_mem buffer = device_.create(parent, offset, bytes, status);
-    if (status == CL_SUCCESS) buffers_.push_back(buffer);
-    return buffer;
-  }
-  void enqueued_as(cl_event event) { used_by_ = event; }
-
- private:
-  SubBuffers& device_;
-  std::vector<cl_mem> buffers_;
-  cl_event used_by_ = nullptr;
-};
-
 }  // namespace
 
 OpenClQueue::OpenClQueue(QueueKind kind, OpenClDevice& device)
@@ -250,8 +226,15 @@ Event OpenClQueue::launch(const CompiledKernel& kernel, const LaunchGeometry& ge
     local[d] = static_cast<std::size_t>(block);
   }
 
-  const std::vector<KernelArg> origins = origin_arguments(kernel, args, definition.opencl_style());
-  CommandSubBuffers sub_buffers(device_.sub_buffers());
+  // Origins at launch: the block offset, then each array's shift, after the kernel's arguments.
+  std::vector<KernelArg> origins;
+  if (const auto shifts = launch_shifts(kernel, args, definition.opencl_style())) {
+    for (std::uint32_t offset : shifts->block_offset)
+      origins.push_back(KernelArg::value(offset));
+    for (std::int64_t shift : shifts->elements)
+      origins.push_back(KernelArg::value(shift));
+  }
+  SubBuffers& sub_buffers = device_.sub_buffers();
   const cl_kernel native = compiled->native();
   return submit("kernel launch", after, [&](cl_uint n, const cl_event* list, cl_event* event) {
     std::lock_guard guard(compiled->lock());
@@ -262,8 +245,8 @@ Event OpenClQueue::launch(const CompiledKernel& kernel, const LaunchGeometry& ge
       if (arg.is_array) {
         cl_mem buffer = mem_of(*arg.buffer);
         if (arg.byte_offset != 0) {
-          buffer = sub_buffers.add(buffer, arg.byte_offset, arg.buffer->bytes() - arg.byte_offset,
-                                   status);
+          buffer = sub_buffers.region(buffer, arg.byte_offset,
+                                      arg.buffer->bytes() - arg.byte_offset, status);
         }
         if (status == CL_SUCCESS) status = clSetKernelArg(native, index, sizeof buffer, &buffer);
       } else {
@@ -291,7 +274,6 @@ Event OpenClQueue::launch(const CompiledKernel& kernel, const LaunchGeometry& ge
     }
     const cl_int status = clEnqueueNDRangeKernel(queue_, native, dims, nullptr, global.data(),
                                                  blocked ? local.data() : nullptr, n, list, event);
-    if (status == CL_SUCCESS) sub_buffers.enqueued_as(*event);
     if (status == CL_INVALID_WORK_GROUP_SIZE || status == CL_INVALID_WORK_ITEM_SIZE ||
         status == CL_INVALID_GLOBAL_WORK_SIZE) {
       throw KernelLaunchError(
