@@ -118,8 +118,9 @@ def backends_report():
             "```", f"cd {os.getcwd()} && {command}", "```", "",
             "One process, every item cached, the generated data sets; the backends alternate within each repetition. Median over "
             "the repetitions (min – max). *Efficiency* is the rocket paper's system efficiency "
-            "(§6.1, eq. 5) with the stage means of the run; *calibrated* takes the medians of "
-            "stages timed alone on the idle device before the run (the engine's calibration). "
+            "(§6.1, eq. 5) with the stage means of the run; *calibrated* takes stage times measured "
+            "alone on the idle device before the run (the engine's calibration: preprocessings one "
+            "at a time, comparisons in back-to-back batches). "
             "*vs cpu*: pairs/s over the CPU backend's, same run.", "",
             "| application | items | backend | pairs/s | vs cpu | t_preprocess ms | t_compare ms | "
             "efficiency % | calibrated t_pre / t_cmp ms | calibrated efficiency % |",
@@ -181,8 +182,9 @@ lines = ["# All-pairs engine: efficiency, cache size, processes", "",
          "(the device's in-order compute queue), T the run's wall time — as the paper computes it. "
          "The device here is the CPU backend: its kernels share the two cores with parsing and the "
          "runtime, so the means of the run include waiting for a core. The column *with calibrated "
-         "stage times* takes instead the medians of 8 preprocessings and 28 comparisons timed "
-         "alone on the idle device before the run (the first items only, so for irregular "
+         "stage times* takes instead stage times measured alone on the idle device before the run: "
+         "the median of 8 preprocessings one at a time, and 28 comparisons back to back, the "
+         "median batch divided by 28 (the first items only, so for irregular "
          "comparisons — microscopy — they are a sample, not the set's mean): it says how far the "
          "run is from the device's own speed.", "",
          "## 1. System efficiency, one process, every item cached", "",

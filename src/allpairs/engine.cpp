@@ -72,8 +72,9 @@ std::string EngineReport::format() const {
   if (calibrated_compare.count > 0) {
     out += stage("preprocess*", calibrated_preprocess) + stage("compare*", calibrated_compare);
     out += fmt::format(
-        "  with the stage times * (medians of kernels alone on the idle device before the run, "
-        "the first items only): T_min = {:.3f} s, efficiency {:.1f}%\n",
+        "  with the stage times * (alone on the idle device before the run, the first items "
+        "only: preprocessing one item at a time, comparisons back to back): T_min = {:.3f} s, "
+        "efficiency {:.1f}%\n",
         calibrated_minimum_seconds(), calibrated_efficiency() * 100);
   }
   return out;

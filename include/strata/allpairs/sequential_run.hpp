@@ -43,11 +43,12 @@ std::vector<RawPairResult> run_sequentially(const ApplicationBase& application,
                                             device::Device& device, PairSpace space = {});
 
 // Typical times of the device stages measured alone (nothing else running): preprocessing the
-// first `items` items and comparing every pair of them, one at a time, waiting for each. Medians:
-// a burst of other work on a shared machine does not move them.
+// first `items` items, one at a time, waiting for each (the median); comparing every pair of them
+// back to back on the device's queue, a batch timed whole (the median of three batches, divided
+// by the pairs). Medians: a burst of other work on a shared machine does not move them.
 struct StageMeans {
   std::uint64_t preprocessed = 0, compared = 0;
-  double preprocess_seconds = 0, compare_seconds = 0;  // medians
+  double preprocess_seconds = 0, compare_seconds = 0;  // per item, per pair
 };
 StageMeans measure_stages(const ApplicationBase& application, device::Device& device,
                           ItemIndex items);
