@@ -98,16 +98,20 @@ std::string stride_defines(const KernelDefinition& kernel, const CompileOptions&
 }
 
 // The block index is 32 bits per dimension (CUDA's dim3, OpenCL's uint3): offsets must fit.
-void check_block_offset(const KernelDefinition& kernel, const CompileOptions& options) {
-  if (options.origins_at_launch) return;  // checked at each launch (origin_arguments)
+void check_block_index(const KernelDefinition& kernel, const Dim3& block_offset) {
   for (int d = 0; d < 3; ++d) {
-    if (options.block_offset[d] > 0xffffffffull) {
+    if (block_offset[d] > 0xffffffffull) {
       throw KernelLaunchError(kernel.name(), "",
                               fmt::format("kernel '{}': block offset {} in dimension {} does not "
                                           "fit the 32-bit block index",
-                                          kernel.name(), options.block_offset[d], d));
+                                          kernel.name(), block_offset[d], d));
     }
   }
+}
+
+void check_block_offset(const KernelDefinition& kernel, const CompileOptions& options) {
+  // With origins at launch, each launch's are checked (launch_shifts).
+  if (!options.origins_at_launch) check_block_index(kernel, options.block_offset);
 }
 
 // The generated entry point's parameter list, the statements that build the user's array
@@ -212,14 +216,9 @@ std::optional<LaunchShifts> launch_shifts(const CompiledKernel& compiled, const 
                     "array parameters",
                     kernel.name(), origins.array_offsets.size(), placements.size()));
   }
+  check_block_index(kernel, origins.block_offset);
   LaunchShifts shifts;
   for (int d = 0; d < 3; ++d) {
-    if (origins.block_offset[d] > 0xffffffffull) {
-      throw KernelLaunchError(kernel.name(), "",
-                              fmt::format("kernel '{}': block offset {} in dimension {} does not "
-                                          "fit the 32-bit block index",
-                                          kernel.name(), origins.block_offset[d], d));
-    }
     shifts.block_offset[static_cast<std::size_t>(d)] =
         static_cast<std::uint32_t>(origins.block_offset[d]);
   }

@@ -30,6 +30,22 @@ __kernel void add_one(uint n, __global const float* in, __global float* out) {
 )");
 }
 
+// out[i] = in[i - 1] + in[i] + in[i + 1] inside the array, indexed by global positions.
+KernelDefinition stencil3() {
+  return KernelDefinition("stencil3")
+      .scalar<std::uint32_t>("n")
+      .array<float>("out", ParamAccess::write)
+      .array<float>("in", ParamAccess::read)
+      .opencl(R"(
+void stencil3(uint3 block, uint n, __global float* out, __global const float* in) {
+  const size_t i = block.x * get_local_size(0) + get_local_id(0);
+  if (i == 0 || i + 1 >= n) return;
+  out[i] = in[i - 1] + in[i] + in[i + 1];
+}
+)",
+              KernelStyle::virtual_blocks);
+}
+
 std::string refusal(Device& device, const CompiledKernel& kernel, const KernelArgs& args) {
   try {
     device.queue(QueueKind::compute).launch(kernel, LaunchGeometry{Dim3{16}}, args);
@@ -125,18 +141,7 @@ TEST(OpenClLaunch, GlobalSizesRoundUpToWholeBlocks) {
 // regions start.
 TEST(OpenClLaunch, VirtualBlocksComputeTheirRegionWithBakedInOffsets) {
   STRATA_REQUIRE_OPENCL(device);
-  auto stencil = KernelDefinition("stencil3")
-                     .scalar<std::uint32_t>("n")
-                     .array<float>("out", ParamAccess::write)
-                     .array<float>("in", ParamAccess::read)
-                     .opencl(R"(
-void stencil3(uint3 block, uint n, __global float* out, __global const float* in) {
-  const size_t i = block.x * get_local_size(0) + get_local_id(0);
-  if (i == 0 || i + 1 >= n) return;
-  out[i] = in[i - 1] + in[i] + in[i + 1];
-}
-)",
-                             KernelStyle::virtual_blocks);
+  const KernelDefinition stencil = stencil3();
   // The global array has 1024 elements in blocks of 64; this worker runs blocks 4..7 (elements
   // 256..511) and holds `out` for exactly those, `in` with one halo element on either side.
   CompileOptions worker;
@@ -161,18 +166,7 @@ void stencil3(uint3 block, uint n, __global float* out, __global const float* in
 // each launch gives its block offset and its arrays' origins.
 TEST(OpenClLaunch, VirtualBlocksTakeTheirOriginsAtLaunch) {
   STRATA_REQUIRE_OPENCL(device);
-  auto stencil = KernelDefinition("stencil3_origins")
-                     .scalar<std::uint32_t>("n")
-                     .array<float>("out", ParamAccess::write)
-                     .array<float>("in", ParamAccess::read)
-                     .opencl(R"(
-void stencil3_origins(uint3 block, uint n, __global float* out, __global const float* in) {
-  const size_t i = block.x * get_local_size(0) + get_local_id(0);
-  if (i == 0 || i + 1 >= n) return;
-  out[i] = in[i - 1] + in[i] + in[i + 1];
-}
-)",
-                             KernelStyle::virtual_blocks);
+  const KernelDefinition stencil = stencil3();
   CompileOptions shape;
   shape.origins_at_launch = true;
   shape.placements = {ArrayPlacement{Dim3{0, 0, 0}, Dim3{256}},
