@@ -28,11 +28,12 @@ points_at_capacity=$((capacity / 16))  # 4 f32 features a point
 run() {  # sweep, n, chunk
   local cmd=("$bin" --n "$2" --chunk "$3" --devices "$devices" --no-check)
   for ((r = 0; r < repetitions; ++r)); do
-    local line
+    local line started_at=$SECONDS
     line=$(STRATA_DEVICE_CAPACITY=${capacity_mib}MiB "${cmd[@]}" | grep '^time ')
     echo "$1 $2 $3 $line" >>"$raw"
+    # The timed part beside the whole process's seconds (start, data, compiles, end).
+    echo "done: $1 n=$2 chunk=$3: $line; $((SECONDS - started_at)) s the process" >&2
   done
-  echo "done: $1 n=$2 chunk=$3" >&2
 }
 # (1) Problem size against capacity, chunks of 1/16 capacity.
 chunk=$((points_at_capacity / 16))
