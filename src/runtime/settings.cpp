@@ -32,9 +32,9 @@ bool declare_runtime_settings() {
                "submitters), 1 to 18446744073709551615."),
            bytes_setting<&RuntimeSettings::staging_max_bytes>(
                "staging_max_bytes", 1,
-               "Bytes of task data staged ahead per executor (look-ahead budget), 1 B to "
-               "18446744073709551615 B (16 EiB - 1 B); a larger single task is still admitted "
-               "alone."),
+               "Bytes of task data staged ahead per executor (look-ahead budget; data that "
+               "several staged tasks use counts once), 1 B to 18446744073709551615 B (16 EiB - 1 "
+               "B); a larger single task is still admitted alone."),
            count_setting<&RuntimeSettings::staging_max_tasks>(
                "staging_max_tasks", 1,
                "Tasks with data staged ahead per executor (look-ahead depth), 1 to "
