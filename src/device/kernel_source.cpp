@@ -162,7 +162,7 @@ WrapperParts wrapper_parts(const KernelDefinition& kernel, const CompileOptions&
     std::string shift = fmt::format("{}{}", layout.origin_shift, suffix);
     if (options.origins_at_launch) {
       shift = i64.empty() ? std::string() : shift_param(param);
-      if (!i64.empty()) trailing += fmt::format(", {} {}", i64, shift);
+      if (!shift.empty()) trailing += fmt::format(", {} {}", i64, shift);
     }
     parts.body += array_setup(type, param, layout, shift);
   }
