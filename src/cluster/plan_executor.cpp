@@ -1,5 +1,6 @@
 #include "plan_executor.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -12,10 +13,15 @@ namespace strata::cluster::detail {
 
 namespace {
 constexpr int driver_rank = 0;
-// Tasks touching one chunk copy are remembered for a later drop; finished ones are pruned then.
-constexpr std::size_t prune_users_above = 64;
-// Drops of chunks no receive followed (yet) are remembered; finished ones are pruned past this.
-constexpr std::size_t prune_drops_above = 256;
+// Erases the finished tasks of `tasks` once it holds more than `limit`, then sets the limit to
+// twice what stays (at least `floor`): a plan far ahead of its tasks, whose entries are all
+// unfinished, prunes in amortized constant time instead of scanning them at every addition.
+template <class Tasks, class Finished>
+void prune_finished(Tasks& tasks, std::size_t& limit, std::size_t floor, Finished finished) {
+  if (tasks.size() <= limit) return;
+  std::erase_if(tasks, finished);
+  limit = std::max(floor, 2 * tasks.size());
+}
 
 std::string error_text(const runtime::TaskHandle& task) {
   try {
@@ -158,9 +164,8 @@ runtime::TaskHandle PlanExecutor::submit_task(runtime::TaskSpec spec, runtime::T
   }
   runtime::TaskHandle task = runtime_.submit(std::move(spec), std::move(body));
   for (LocalChunk* chunk : chunks) {
-    if (chunk->users.size() > prune_users_above) {
-      std::erase_if(chunk->users, [](const runtime::TaskHandle& user) { return user.done(); });
-    }
+    prune_finished(chunk->users, chunk->prune_users_at, prune_users_above,
+                   [](const runtime::TaskHandle& user) { return user.done(); });
     chunk->users.push_back(task);
   }
   task.on_complete(
@@ -262,9 +267,8 @@ void PlanExecutor::drop(const PlanOp& op) {
                     staging_.destroy_data({old->data, old->chunk, old->bytes});
                   },
                   {});
-  if (drops_.size() > prune_drops_above) {
-    std::erase_if(drops_, [](const auto& entry) { return entry.second.done(); });
-  }
+  prune_finished(drops_, prune_drops_at_, prune_drops_above,
+                 [](const auto& entry) { return entry.second.done(); });
 }
 
 void PlanExecutor::write_in(const PlanOp& op) {

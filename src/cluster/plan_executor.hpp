@@ -95,13 +95,18 @@ class PlanExecutor final : public PlanContext {
                              std::span<const PlannedAccess> accesses) override;
 
  private:
+  // Tasks touching one chunk copy are remembered for a later drop, and drops of chunks no
+  // receive followed (yet) until one does; finished ones are pruned past these (at least).
+  static constexpr std::size_t prune_users_above = 64;
+  static constexpr std::size_t prune_drops_above = 256;
   // This rank's copy of a distributed chunk.
   struct LocalChunk {
     runtime::DataHandle data;
     memory::ChunkId chunk;
     std::uint64_t bytes = 0;
-    std::vector<runtime::TaskHandle> users;     // tasks that touched this copy (for drop)
-    std::optional<runtime::ExecutorId> writer;  // the executor of its last planned writer
+    std::vector<runtime::TaskHandle> users;          // tasks that touched this copy (for drop)
+    std::size_t prune_users_at = prune_users_above;  // users pruned of finished ones past this
+    std::optional<runtime::ExecutorId> writer;       // the executor of its last planned writer
   };
   void serve();
   void submit(const PlanOp& op);
@@ -139,6 +144,7 @@ class PlanExecutor final : public PlanContext {
   // chunk bouncing between ranks took fresh memory (measured: 25 buffers of 4 MiB per rank in
   // 50 steps), as slow to fill as memory never touched.
   std::map<std::uint64_t, runtime::TaskHandle> drops_;  // used by the plan thread only
+  std::size_t prune_drops_at_ = prune_drops_above;      // drops_ pruned of finished ones past this
 
   UnfinishedCounts& unfinished_;
   LoadReporter reporter_;

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
+#include <memory>
 #include <mutex>
 
 #include "strata/runtime/thread_pool_executor.hpp"
@@ -9,48 +11,67 @@
 namespace strata::runtime {
 namespace {
 
-// CPU-kernel blocks as runtime tasks, grouped so each task covers several blocks when there are
-// many more blocks than workers.
+// CPU-kernel blocks run by the pool's workers and the launching thread together: the blocks are
+// cut into ranges (several per worker, for balance) that every participant claims from a shared
+// counter, so a small kernel costs a few task hand-offs instead of one task per range, and the
+// launching thread works instead of waiting. The launch returns once every claimed range ran;
+// helpers that start later find nothing left and hold only the shared state.
 class CpuPoolBlockRunner final : public device::BlockRunner {
  public:
   explicit CpuPoolBlockRunner(Runtime& runtime) : runtime_(runtime) {}
 
   void run(std::uint64_t blocks, const std::function<void(std::uint64_t)>& body) override {
+    if (blocks == 0) return;
     const std::uint64_t workers = runtime_.executor(runtime_.cpu()).worker_count();
-    const std::uint64_t tasks = std::min<std::uint64_t>(blocks, 8 * workers);
-    // A kernel's exception belongs to the kernel's launch, not to these helper tasks: catch it
-    // here and rethrow it from run() once every part finished (they all reference `body`).
-    std::mutex error_lock;
-    std::exception_ptr first_error;
-    std::vector<TaskHandle> parts;
-    parts.reserve(tasks);
-    for (std::uint64_t t = 0; t < tasks; ++t) {
-      const std::uint64_t first = blocks * t / tasks;
-      const std::uint64_t last = blocks * (t + 1) / tasks;
-      parts.push_back(
-          runtime_.submit(TaskSpec("cpu kernel blocks").on(runtime_.cpu()), [&, first, last] {
-            try {
-              for (std::uint64_t b = first; b < last; ++b)
-                body(b);
-            } catch (...) {
-              std::lock_guard guard(error_lock);
-              if (!first_error) first_error = std::current_exception();
-            }
-          }));
+    auto job = std::make_shared<Job>(body, blocks, std::min<std::uint64_t>(blocks, 8 * workers));
+    const std::uint64_t helpers = std::min<std::uint64_t>(workers, job->ranges - 1);
+    for (std::uint64_t h = 0; h < helpers; ++h)
+      runtime_.submit(TaskSpec("cpu kernel blocks").on(runtime_.cpu()), [job] { job->take(); });
+    job->take();
+    // Ranges a helper claimed may still run: wait for them (they reference `body`).
+    for (std::uint64_t seen = job->completed.load(std::memory_order_acquire); seen < job->ranges;
+         seen = job->completed.load(std::memory_order_acquire)) {
+      job->completed.wait(seen, std::memory_order_acquire);
     }
-    std::exception_ptr not_run;  // a part cancelled because the run failed elsewhere
-    for (const TaskHandle& part : parts) {
-      try {
-        part.wait();
-      } catch (const Error&) {
-        if (!not_run) not_run = std::current_exception();
-      }
-    }
-    if (first_error) std::rethrow_exception(first_error);
-    if (not_run) std::rethrow_exception(not_run);
+    // A kernel's exception belongs to the kernel's launch, not to the helper tasks.
+    if (job->error) std::rethrow_exception(job->error);
   }
 
  private:
+  struct Job {
+    Job(const std::function<void(std::uint64_t)>& run, std::uint64_t block_count,
+        std::uint64_t range_count)
+        : body(&run), blocks(block_count), ranges(range_count) {}
+
+    // Runs ranges until none is left; after a failure the rest are counted but not run.
+    void take() {
+      for (;;) {
+        const std::uint64_t range = next.fetch_add(1, std::memory_order_relaxed);
+        if (range >= ranges) return;
+        if (!failed.load(std::memory_order_acquire)) {
+          try {
+            for (std::uint64_t b = blocks * range / ranges; b < blocks * (range + 1) / ranges; ++b)
+              (*body)(b);
+          } catch (...) {
+            std::lock_guard guard(error_lock);
+            if (!error) error = std::current_exception();
+            failed.store(true, std::memory_order_release);
+          }
+        }
+        if (completed.fetch_add(1, std::memory_order_acq_rel) + 1 == ranges) completed.notify_all();
+      }
+    }
+
+    const std::function<void(std::uint64_t)>* body;
+    const std::uint64_t blocks;
+    const std::uint64_t ranges;
+    std::atomic<std::uint64_t> next{0};
+    std::atomic<std::uint64_t> completed{0};
+    std::atomic<bool> failed{false};
+    std::mutex error_lock;
+    std::exception_ptr error;  // the first, read once every range completed
+  };
+
   Runtime& runtime_;
 };
 

@@ -1,0 +1,109 @@
+// The CPU device's block runner on the runtime's pool: every block runs once, the launching thread
+// and the pool's workers share the blocks, a launch finishes even when every worker is busy, and a
+// block's exception reaches the launch only once no block runs any more.
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <latch>
+#include <random>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "strata/runtime/device_executors.hpp"
+
+namespace strata::runtime {
+namespace {
+
+Config workers(unsigned count) {
+  Config config;
+  config.section<RuntimeSettings>().cpu_threads = count;
+  return config;
+}
+
+TEST(CpuPoolBlockRunner, EveryBlockRunsExactlyOnceForRandomCounts) {
+  std::mt19937 random(7);
+  for (unsigned threads : {1u, 2u, 3u}) {
+    Runtime rt(workers(threads));
+    auto runner = cpu_pool_block_runner(rt);
+    for (int round = 0; round < 40; ++round) {
+      const std::uint64_t blocks = round < 3 ? static_cast<std::uint64_t>(round) : random() % 3000;
+      std::vector<std::atomic<int>> runs(blocks);
+      runner->run(blocks, [&](std::uint64_t block) { runs.at(block).fetch_add(1); });
+      for (std::uint64_t b = 0; b < blocks; ++b)
+        ASSERT_EQ(runs[b].load(), 1) << threads << " workers, block " << b << " of " << blocks;
+    }
+  }
+}
+
+TEST(CpuPoolBlockRunner, TheLaunchingThreadAndThePoolShareTheBlocks) {
+  Runtime rt(workers(2));
+  auto runner = cpu_pool_block_runner(rt);
+  const std::thread::id launcher = std::this_thread::get_id();
+  std::atomic<int> by_launcher{0}, by_pool{0};
+  // The launcher's first block waits (10 s at most) for a worker to run one: both must take part.
+  runner->run(64, [&](std::uint64_t) {
+    if (std::this_thread::get_id() != launcher) {
+      by_pool.fetch_add(1);
+      return;
+    }
+    if (by_launcher.fetch_add(1) == 0) {
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (by_pool.load() == 0 && std::chrono::steady_clock::now() < give_up)
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+  });
+  EXPECT_GT(by_launcher.load(), 0);
+  EXPECT_GT(by_pool.load(), 0);
+  EXPECT_EQ(by_launcher.load() + by_pool.load(), 64);
+}
+
+TEST(CpuPoolBlockRunner, ALaunchFinishesWhileEveryWorkerIsBusy) {
+  Runtime rt(workers(2));
+  auto runner = cpu_pool_block_runner(rt);
+  std::latch release(1);
+  std::atomic<int> occupied{0};
+  for (int w = 0; w < 2; ++w) {
+    rt.submit(TaskSpec("occupy").on(rt.cpu()), [&] {
+      occupied.fetch_add(1);
+      release.wait();
+    });
+  }
+  while (occupied.load() < 2)
+    std::this_thread::yield();
+  std::atomic<int> ran{0};
+  runner->run(100, [&](std::uint64_t) { ran.fetch_add(1); });  // the launcher runs them all
+  EXPECT_EQ(ran.load(), 100);
+  release.count_down();
+  rt.wait_all();  // the helper tasks run late, find nothing left and end
+  EXPECT_EQ(ran.load(), 100);
+}
+
+TEST(CpuPoolBlockRunner, ABlocksExceptionReachesTheLaunchOnceNoBlockRuns) {
+  Runtime rt(workers(2));
+  auto runner = cpu_pool_block_runner(rt);
+  for (int round = 0; round < 20; ++round) {
+    std::atomic<int> running{0};
+    try {
+      runner->run(200, [&](std::uint64_t block) {
+        running.fetch_add(1);
+        if (block == 3) {
+          running.fetch_sub(1);
+          throw std::range_error("block 3 is cursed");
+        }
+        std::this_thread::sleep_for(std::chrono::microseconds(20));
+        running.fetch_sub(1);
+      });
+      FAIL() << "expected the block's exception";
+    } catch (const std::range_error& e) {
+      EXPECT_STREQ(e.what(), "block 3 is cursed");
+      EXPECT_EQ(running.load(), 0) << "a block still ran when the launch failed";
+    }
+  }
+  rt.wait_all();
+}
+
+}  // namespace
+}  // namespace strata::runtime
