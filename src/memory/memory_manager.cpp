@@ -425,14 +425,19 @@ void MemoryManager::out_of_memory(std::span<const ChunkRequest> requests, SpaceI
       names += fmt::format("{}'{}' ({})", names.empty() ? "" : ", ", record.name,
                            format_bytes(record.bytes));
   }
-  std::string holders;
-  std::size_t listed = 0;
+  // The eight oldest chunks allocated there.
+  std::vector<std::uint64_t> allocated;
   for (const auto& [index, record] : chunks_) {
-    const Copy& copy = record->copies[space_id.index];
-    if (!copy.allocated || listed == 8) continue;
-    holders += fmt::format("\n  '{}' {} ({})", record->name, format_bytes(record->bytes),
-                           copy.pinned() ? "pinned by a running task" : "unpinned");
-    ++listed;
+    if (record->copies[space_id.index].allocated) allocated.push_back(index);
+  }
+  std::sort(allocated.begin(), allocated.end());
+  allocated.resize(std::min<std::size_t>(allocated.size(), 8));
+  std::string holders;
+  for (const std::uint64_t index : allocated) {
+    const Chunk& record = *chunks_.at(index);
+    holders += fmt::format(
+        "\n  '{}' {} ({})", record.name, format_bytes(record.bytes),
+        record.copies[space_id.index].pinned() ? "pinned by a running task" : "unpinned");
   }
   throw OutOfMemory(fmt::format(
       "out of memory in {} ({} space): a request for {} in {} chunk(s) [{}] does not fit its "

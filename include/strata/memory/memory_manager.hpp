@@ -17,6 +17,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "strata/base/config.hpp"
@@ -251,7 +252,7 @@ class MemoryManager {
   std::vector<std::unique_ptr<Space>> spaces_;
   std::unique_ptr<SpillStore> spill_;
   std::map<const device::Device*, SpaceId> device_spaces_;
-  std::map<std::uint64_t, std::unique_ptr<Chunk>> chunks_;
+  std::unordered_map<std::uint64_t, std::unique_ptr<Chunk>> chunks_;  // by ChunkId::index
   std::uint64_t next_chunk_ = 0;
   std::uint64_t next_spill_key_ = 1;  // spill files are named per disk copy, not per chunk
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint64_t> bytes_moved_;
