@@ -197,9 +197,14 @@ bool MemoryManager::allocate(ChunkId id, SpaceId space_id, Actions& later) {
       return true;
     }
     // Room at once: the least recently used copy that is also valid elsewhere (or stale) and
-    // that no copy in flight reads or writes.
+    // that no copy in flight reads or writes, among the first few: past them the caller evicts
+    // in LRU order (make_room). A full scan went past every only-valid copy at each allocation,
+    // quadratic in the chunks held (thousands of reductions' partials on a full device).
+    constexpr std::size_t candidates = 64;
     std::optional<std::uint64_t> victim;
+    std::size_t looked = 0;
     for (std::uint64_t index : space.lru) {
+      if (looked++ == candidates) break;
       const Chunk& candidate = *chunks_.at(index);
       const Copy& other = candidate.copies[space_id.index];
       if (other.busy == 0 && !other.evicting && !only_valid_copy(candidate, space_id)) {
