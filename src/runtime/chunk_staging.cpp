@@ -75,8 +75,12 @@ void ChunkStaging::unbind(const DataHandle& data) {
 }
 
 void ChunkStaging::place(ExecutorId executor, memory::SpaceId space) {
-  std::lock_guard guard(lock_);
-  placements_[executor.index] = space;
+  {
+    std::lock_guard guard(lock_);
+    placements_[executor.index] = space;
+  }
+  // Half the space for data staged ahead: the rest for the running tasks' and evictions' data.
+  if (runtime_ != nullptr) runtime_->limit_staging_bytes(executor, memory_.capacity(space) / 2);
 }
 
 memory::SpaceId ChunkStaging::space_of(ExecutorId executor) const {

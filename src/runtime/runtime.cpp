@@ -86,6 +86,10 @@ void Runtime::set_staging_hook(StagingHook* hook) {
   core_->set_staging_hook(hook);
 }
 
+void Runtime::limit_staging_bytes(ExecutorId executor, std::uint64_t bytes) {
+  core_->limit_staging_bytes(executor, bytes);
+}
+
 void Runtime::set_placement_policy(std::unique_ptr<PlacementPolicy> policy) {
   core_->set_placement_policy(std::move(policy));
 }

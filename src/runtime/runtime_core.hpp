@@ -56,6 +56,7 @@ class RuntimeCore final : public TaskRunner {
   ExecutorId add_executor(std::unique_ptr<Executor> executor);
   Executor& executor(ExecutorId id) const;
   void set_staging_hook(StagingHook* hook) { hook_ = hook; }
+  void limit_staging_bytes(ExecutorId executor, std::uint64_t bytes);
   void set_placement_policy(std::unique_ptr<PlacementPolicy> policy);
 
   // Tasks submitted and not finished, at the moment submitted_ was read: retired_ is read before

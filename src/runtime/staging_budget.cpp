@@ -21,6 +21,26 @@ std::uint64_t StagingBudget::charge(const TaskState* task) const {
   return bytes;
 }
 
+bool StagingBudget::reuses(const TaskState* task, std::uint64_t adds) const {
+  if (task->footprint_given) return false;
+  std::uint64_t held = 0;
+  for (const DataAccess& access : task->accesses) {
+    if (held_.count(access.data.id()) != 0) held += access.data.bytes();
+  }
+  return held > 0 && adds <= held;
+}
+
+bool StagingBudget::anyone_waiting() const {
+  const auto busy = [](const auto& queue) { return !queue.empty(); };
+  return std::any_of(waiting_.begin(), waiting_.end(), busy) ||
+         std::any_of(reusers_.begin(), reusers_.end(), busy);
+}
+
+void StagingBudget::limit_bytes(std::uint64_t bytes) {
+  std::lock_guard guard(lock_);
+  max_bytes_ = std::min(configured_bytes_, std::max<std::uint64_t>(1, bytes));
+}
+
 void StagingBudget::account(const TaskState* task) {
   if (task->footprint_given) {
     bytes_ += task->bytes;
@@ -53,13 +73,13 @@ void StagingBudget::unaccount(const TaskState* task) {
 
 bool StagingBudget::try_admit(TaskState* task) {
   std::lock_guard guard(lock_);
-  const bool anyone_waiting = std::any_of(waiting_.begin(), waiting_.end(),
-                                          [](const auto& queue) { return !queue.empty(); });
-  if (!anyone_waiting && fits(charge(task))) {
+  const std::uint64_t adds = charge(task);
+  const bool reuser = reuses(task, adds);
+  if ((reuser || !anyone_waiting()) && fits(adds)) {
     account(task);
     return true;
   }
-  waiting_[static_cast<int>(task->priority)].push_back(task);
+  (reuser ? reusers_ : waiting_)[static_cast<int>(task->priority)].push_back(task);
   return false;
 }
 
@@ -67,14 +87,17 @@ std::vector<TaskState*> StagingBudget::release(const TaskState* task) {
   std::vector<TaskState*> admitted;
   std::lock_guard guard(lock_);
   unaccount(task);
+  // Highest priority first, and within a level the tasks on staged data first; nothing waiting
+  // behind a task that does not fit jumps ahead of it.
   for (int level = priority_levels - 1; level >= 0; --level) {
-    auto& queue = waiting_[level];
-    while (!queue.empty() && fits(charge(queue.front()))) {
-      account(queue.front());
-      admitted.push_back(queue.front());
-      queue.pop_front();
+    for (auto* queue : {&reusers_[level], &waiting_[level]}) {
+      while (!queue->empty() && fits(charge(queue->front()))) {
+        account(queue->front());
+        admitted.push_back(queue->front());
+        queue->pop_front();
+      }
+      if (!queue->empty()) return admitted;
     }
-    if (!queue.empty()) break;  // keep priority order: nothing lower jumps ahead
   }
   return admitted;
 }

@@ -4,6 +4,9 @@
 // are those of the distinct data the staged tasks use: a task whose data an admitted task holds
 // already (consecutive kernels on the same arrays) adds nothing but itself to the count. A task
 // with an explicit footprint (TaskSpec::footprint) is charged that, shared with nothing.
+// Locality (the lightning paper's future work): a task that adds no more bytes than it finds
+// held already (the next kernel on a superblock's chunks) goes ahead of the tasks waiting on new
+// data, so it runs while its data is still staged instead of after they pushed it out.
 
 #include <array>
 #include <cstdint>
@@ -21,7 +24,11 @@ struct TaskState;
 class StagingBudget {
  public:
   StagingBudget(std::uint64_t max_bytes, std::uint64_t max_tasks)
-      : max_bytes_(max_bytes), max_tasks_(max_tasks) {}
+      : configured_bytes_(max_bytes), max_bytes_(max_bytes), max_tasks_(max_tasks) {}
+
+  // Stages at most `bytes` ahead (with the configured limit, the lower one): an executor's memory
+  // space that holds less than the look-ahead would evict staged data before it is used.
+  void limit_bytes(std::uint64_t bytes);
 
   // Admits `task` if it fits (a task alone is always admitted, however large); otherwise it
   // waits and is returned by a later release().
@@ -40,6 +47,9 @@ class StagingBudget {
   bool fits(std::uint64_t bytes) const;
   // The bytes admitting `task` adds: its footprint, or its data not yet held (lock_ held).
   std::uint64_t charge(const TaskState* task) const;
+  // Whether `task`'s data held already is at least what it adds (lock_ held).
+  bool reuses(const TaskState* task, std::uint64_t adds) const;
+  bool anyone_waiting() const;
   void account(const TaskState* task);
   void unaccount(const TaskState* task);
 
@@ -48,7 +58,8 @@ class StagingBudget {
     std::uint64_t tasks = 0;  // admitted tasks using it
   };
 
-  const std::uint64_t max_bytes_;
+  const std::uint64_t configured_bytes_;
+  std::uint64_t max_bytes_;  // lock_
   const std::uint64_t max_tasks_;
   mutable std::mutex lock_;
   std::uint64_t bytes_ = 0;
@@ -56,6 +67,7 @@ class StagingBudget {
   std::uint64_t peak_bytes_ = 0;
   std::unordered_map<std::uint64_t, Held> held_;  // by data id
   std::array<std::deque<TaskState*>, priority_levels> waiting_;
+  std::array<std::deque<TaskState*>, priority_levels> reusers_;  // admitted before waiting_
 };
 
 }  // namespace strata::runtime::detail

@@ -118,9 +118,9 @@ TEST(ChunkStaging, KernelsOverDataEightTimesTheDeviceSeeEveryUpdate) {
 TEST(ChunkStaging, ALaterTasksChunkIsCopiedInWhileAnEarlierTasksKernelIsHeldBack) {
   Fixture f;
   auto kernel = f.gpu->compile(add_kernel());
-  // Eight 16 KiB chunks through a 64 KiB device; the runtime stages up to four tasks ahead. The
-  // first task's kernel waits for a gate (and the later kernels queue behind it on the in-order
-  // compute queue), yet the later tasks' chunks are copied in and their bodies run.
+  // Eight 16 KiB chunks through a 64 KiB device; the runtime stages up to half the device ahead
+  // (two tasks). The first task's kernel waits for a gate (and the later kernels queue behind it
+  // on the in-order compute queue), yet a later task's chunk is copied in and its body runs.
   constexpr int chunks = 8;
   std::vector<DataHandle> data;
   std::vector<ChunkId> ids;
@@ -149,14 +149,13 @@ TEST(ChunkStaging, ALaterTasksChunkIsCopiedInWhileAnEarlierTasksKernelIsHeldBack
                                          after));
         }));
   }
-  // Tasks 1 and 2 had their chunks copied in (and ran) although task 0's kernel has not run.
+  // Task 1 had its chunk copied in (and ran) although task 0's kernel has not run.
   staged[0].get_future().wait();
   staged[1].get_future().wait();
-  staged[2].get_future().wait();
   EXPECT_FALSE(tasks[0].done());
   const auto before = f.memory.stats();
   EXPECT_GE((before.bytes_moved.at({f.memory.host().index, f.memory.space_of(*f.gpu).index})),
-            3u * values_per_chunk * 8);
+            2u * values_per_chunk * 8);
   gate.state()->complete();
   f.rt.wait_all();
   for (int c = 0; c < chunks; ++c) {

@@ -49,7 +49,8 @@ class ChunkStaging final : public StagingHook {
   // Forgets the binding of `data` (its chunk is about to be destroyed; no task declares it any
   // more).
   void unbind(const DataHandle& data);
-  // Tasks of `executor` get their chunks in `space` (unplaced executors: the host).
+  // Tasks of `executor` get their chunks in `space` (unplaced executors: the host), and with the
+  // runtime given at construction stage at most half of its capacity ahead.
   void place(ExecutorId executor, memory::SpaceId space);
 
   // Where the running task finds `data` (which it declared and which is bound).

@@ -69,6 +69,9 @@ class Runtime {
   Executor& executor(ExecutorId id);
 
   void set_staging_hook(StagingHook* hook);
+  // Stages at most `bytes` of `executor`'s tasks' data ahead (or staging_max_bytes, if lower):
+  // the staging hook gives a device's executor half its memory.
+  void limit_staging_bytes(ExecutorId executor, std::uint64_t bytes);
   void set_placement_policy(std::unique_ptr<PlacementPolicy> policy);
 
   std::uint64_t tasks_in_flight() const;
