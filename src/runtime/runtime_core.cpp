@@ -136,11 +136,9 @@ ExecutorId RuntimeCore::add_executor(std::unique_ptr<Executor> executor) {
   return ExecutorId{index};
 }
 
-void RuntimeCore::limit_staging_bytes(ExecutorId executor, std::uint64_t bytes) {
-  if (executor.index >= executor_count_.load(std::memory_order_acquire)) {
-    throw Error(fmt::format("no executor #{} to limit the staging of", executor.index));
-  }
-  budgets_[executor.index]->limit_bytes(bytes);
+void RuntimeCore::limit_staging_bytes(ExecutorId id, std::uint64_t bytes) {
+  executor(id);  // throws for an unknown executor
+  budgets_[id.index]->limit_bytes(bytes);
 }
 
 Executor& RuntimeCore::executor(ExecutorId id) const {

@@ -22,11 +22,9 @@ std::uint64_t StagingBudget::charge(const TaskState* task) const {
 }
 
 bool StagingBudget::reuses(const TaskState* task, std::uint64_t adds) const {
+  // Without a footprint, bytes is the sum of its data: what it finds held is the rest.
   if (task->footprint_given) return false;
-  std::uint64_t held = 0;
-  for (const DataAccess& access : task->accesses) {
-    if (held_.count(access.data.id()) != 0) held += access.data.bytes();
-  }
+  const std::uint64_t held = task->bytes - adds;
   return held > 0 && adds <= held;
 }
 
