@@ -43,17 +43,14 @@ TEST(CpuPoolBlockRunner, TheLaunchingThreadAndThePoolShareTheBlocks) {
   auto runner = cpu_pool_block_runner(rt);
   const std::thread::id launcher = std::this_thread::get_id();
   std::atomic<int> by_launcher{0}, by_pool{0};
-  // Each side's first block waits (10 s at most) until the other side ran one: both take part
-  // whichever starts first.
-  const auto first_waits_for = [](std::atomic<int>& other) {
-    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (other.load() == 0 && std::chrono::steady_clock::now() < give_up)
-      std::this_thread::sleep_for(std::chrono::microseconds(100));
-  };
+  // Every block waits (10 s at most) until both sides ran one: a helper stuck in its block holds
+  // only its own range, so the launcher finds ranges left whichever side starts first.
+  const auto both_took_part = [&] { return by_launcher.load() > 0 && by_pool.load() > 0; };
   runner->run(64, [&](std::uint64_t) {
-    const bool launcher_runs = std::this_thread::get_id() == launcher;
-    std::atomic<int>& mine = launcher_runs ? by_launcher : by_pool;
-    if (mine.fetch_add(1) == 0) first_waits_for(launcher_runs ? by_pool : by_launcher);
+    (std::this_thread::get_id() == launcher ? by_launcher : by_pool).fetch_add(1);
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!both_took_part() && std::chrono::steady_clock::now() < give_up)
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
   });
   EXPECT_GT(by_launcher.load(), 0);
   EXPECT_GT(by_pool.load(), 0);
