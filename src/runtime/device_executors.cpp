@@ -5,6 +5,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <utility>
 
 #include "strata/runtime/thread_pool_executor.hpp"
 
@@ -33,8 +34,10 @@ class CpuPoolBlockRunner final : public device::BlockRunner {
          seen = job->completed.load(std::memory_order_acquire)) {
       job->completed.wait(seen, std::memory_order_acquire);
     }
-    // A kernel's exception belongs to the kernel's launch, not to the helper tasks.
-    if (job->error) std::rethrow_exception(job->error);
+    // A kernel's exception belongs to the kernel's launch, not to the helper tasks: taken out of
+    // the job, whose last reference a helper may drop while the launcher's caller handles it.
+    if (std::exception_ptr error = std::exchange(job->error, nullptr))
+      std::rethrow_exception(error);
   }
 
  private:
@@ -93,8 +96,13 @@ DeviceExecutors add_device(Runtime& runtime, device::Device& device) {
   DeviceExecutors executors;
   executors.device = &device;
   const auto add = [&](device::QueueKind queue) {
+    // The CPU device's compute queue runs a kernel on the calling thread when it is idle: as
+    // many callers as the CPU pool has workers run small kernels side by side.
+    const bool cpu_compute =
+        device.info().backend == device::BackendKind::cpu && queue == device::QueueKind::compute;
+    const unsigned threads = cpu_compute ? runtime.executor(runtime.cpu()).worker_count() : 1;
     auto executor = std::make_unique<ThreadPoolExecutor>(
-        fmt::format("{} {}", device.info().id, device::to_string(queue)), 1,
+        fmt::format("{} {}", device.info().id, device::to_string(queue)), threads,
         make_priority_fifo_policy());
     executor->set_kind(
         queue == device::QueueKind::compute ? ExecutorKind::device_compute : ExecutorKind::copy,

@@ -1,7 +1,10 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <mutex>
 #include <stdexcept>
+#include <thread>
+#include <vector>
 
 #include "strata/device/backends.hpp"
 #include "strata/device/errors.hpp"
@@ -173,6 +176,39 @@ TEST_F(CpuBackendTest, OperationsWaitForTheirEventsAndQueuesOverlap) {
   gate.state()->complete();
   kernel_done.wait();
   EXPECT_TRUE(kernel_ran.load());
+}
+
+TEST_F(CpuBackendTest, AnIdleComputeQueueRunsOnTheCallingThreadABusyOneInOrder) {
+  std::mutex lock;
+  std::vector<int> order;
+  std::vector<std::thread::id> threads;
+  const auto recorder = [&](int mark) {
+    return cpu->compile(KernelDefinition("mark").cpu([&, mark](const CpuBlock&) {
+      std::lock_guard guard(lock);
+      order.push_back(mark);
+      threads.push_back(std::this_thread::get_id());
+    }));
+  };
+  auto first = recorder(1), second = recorder(2), third = recorder(3);
+  // Idle: the kernel ran before launch() returned, on this thread.
+  EXPECT_TRUE(compute.launch(*first, LaunchGeometry{Dim3{1}}, {}).done());
+  ASSERT_EQ(threads.size(), 1u);
+  EXPECT_EQ(threads[0], std::this_thread::get_id());
+  // Busy: a launch behind a held one is enqueued and keeps its place although it waits for
+  // nothing itself.
+  Event gate = Event::manual();
+  Event held = compute.launch(*second, LaunchGeometry{Dim3{1}}, {}, std::span(&gate, 1));
+  Event behind = compute.launch(*third, LaunchGeometry{Dim3{1}}, {});
+  EXPECT_FALSE(behind.done());
+  gate.state()->complete();
+  behind.wait();
+  EXPECT_TRUE(held.done());
+  EXPECT_EQ(order, (std::vector<int>{1, 2, 3}));
+  // The copy queues keep their own thread even when idle.
+  DeviceBuffer buffer = cpu->allocate(64);
+  std::vector<char> data(64, 1);
+  cpu->queue(QueueKind::host_to_device).copy_to_device(buffer, 0, data.data(), 64).wait();
+  EXPECT_TRUE(compute.launch(*first, LaunchGeometry{Dim3{1}}, {}).done());
 }
 
 TEST_F(CpuBackendTest, FailedDependencyFailsTheOperationWithoutRunningIt) {

@@ -3,7 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <numeric>
+#include <thread>
 
 #include "strata/runtime/device_executors.hpp"
 
@@ -120,6 +123,30 @@ TEST(DevicePipeline, UploadsOfLaterTilesProceedWhileAKernelIsHeldBack) {
   rt.wait_all();
   for (auto& tile : tiles)
     EXPECT_EQ(tile.process.status(), TaskStatus::succeeded);
+}
+
+TEST(DevicePipeline, IndependentKernelsOnTheCpuDeviceRunSideBySide) {
+  Runtime rt(two_workers());
+  auto cpu = device::make_cpu_device(cpu_pool_block_runner(rt));
+  const DeviceExecutors exec = add_device(rt, *cpu);
+  // Each kernel waits (10 s at most) until both run: one compute thread would run them in turn.
+  std::atomic<int> running{0};
+  std::atomic<int> met{0};
+  auto kernel = cpu->compile(KernelDefinition("meet").cpu([&](const CpuBlock&) {
+    running.fetch_add(1);
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (running.load() < 2 && std::chrono::steady_clock::now() < give_up)
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    if (running.load() >= 2) met.fetch_add(1);
+  }));
+  for (int k = 0; k < 2; ++k) {
+    rt.submit(TaskSpec("meet").on(exec.compute), [&](TaskContext& ctx) {
+      complete_when(ctx,
+                    cpu->queue(QueueKind::compute).launch(*kernel, LaunchGeometry{Dim3{1}}, {}));
+    });
+  }
+  rt.wait_all();
+  EXPECT_EQ(met.load(), 2);
 }
 
 TEST(DevicePipeline, KernelErrorFailsItsTaskAndTheDownloadWithTheOriginalError) {

@@ -34,6 +34,29 @@ Event HostQueue::submit(std::span<const Event> after, std::function<void()> work
   return done;
 }
 
+Event HostQueue::run_or_submit(std::span<const Event> after, std::function<void()> work) {
+  bool idle = false;
+  {
+    std::lock_guard guard(lock_);
+    idle = operations_.empty() && !running_;
+  }
+  // What this caller enqueued before is ahead while the queue is not idle; another caller's
+  // operation that becomes pending meanwhile is independent of this one.
+  if (!idle || !std::all_of(after.begin(), after.end(), [](const Event& e) { return e.done(); }))
+    return submit(after, std::move(work));
+  auto done = std::make_shared<EventState>();
+  std::exception_ptr error;
+  try {
+    for (const Event& event : after)
+      event.wait();  // completed: rethrows a failure only
+    if (work) work();
+  } catch (...) {
+    error = std::current_exception();
+  }
+  done->complete(error);
+  return Event(std::move(done));
+}
+
 void HostQueue::serve() {
   for (;;) {
     Operation operation;
@@ -43,6 +66,7 @@ void HostQueue::serve() {
       if (operations_.empty()) return;
       operation = std::move(operations_.front());
       operations_.pop_front();
+      running_ = true;
     }
     std::exception_ptr error;
     try {
@@ -50,6 +74,10 @@ void HostQueue::serve() {
       if (operation.work) operation.work();
     } catch (...) {
       error = std::current_exception();
+    }
+    {
+      std::lock_guard guard(lock_);
+      running_ = false;
     }
     operation.done->complete(error);
   }
@@ -84,7 +112,7 @@ Event CpuQueue::copy_to_device(const DeviceBuffer& destination, std::uint64_t of
   check_range(destination, offset, bytes, "copy to device");
   unsigned char* target = bytes_of(destination) + offset;
   // An empty copy may come with null pointers, which memcpy must not see.
-  return host_.submit(after, [=] {
+  return enqueue(after, [=] {
     if (bytes != 0) std::memcpy(target, source, bytes);
   });
 }
@@ -93,7 +121,7 @@ Event CpuQueue::copy_to_host(void* destination, const DeviceBuffer& source, std:
                              std::uint64_t bytes, std::span<const Event> after) {
   check_range(source, offset, bytes, "copy to host");
   const unsigned char* origin = bytes_of(source) + offset;
-  return host_.submit(after, [=] {
+  return enqueue(after, [=] {
     if (bytes != 0) std::memcpy(destination, origin, bytes);
   });
 }
@@ -105,7 +133,7 @@ Event CpuQueue::copy_on_device(const DeviceBuffer& destination, std::uint64_t de
   check_range(source, source_offset, bytes, "copy on device");
   unsigned char* target = bytes_of(destination) + destination_offset;
   const unsigned char* origin = bytes_of(source) + source_offset;
-  return host_.submit(after, [=] {
+  return enqueue(after, [=] {
     if (bytes != 0) std::memmove(target, origin, bytes);
   });
 }
@@ -117,7 +145,7 @@ Event CpuQueue::copy_rect_on_device(const DeviceBuffer& destination, const Buffe
   check_range(source, from.offset, rect_end(from, extent) - from.offset, "copy a region on device");
   unsigned char* target = bytes_of(destination);
   const unsigned char* origin = bytes_of(source);
-  return host_.submit(after, [=] {
+  return enqueue(after, [=] {
     for (std::uint64_t z = 0; z < extent.depth; ++z)
       for (std::uint64_t y = 0; y < extent.height; ++y)
         std::memmove(target + to.offset + z * to.slice_pitch + y * to.row_pitch,
@@ -151,13 +179,20 @@ Event CpuQueue::launch(const CompiledKernel& kernel, const LaunchGeometry& geome
   const BlockGrid grid = BlockGrid::split(compiled.definition().name(), geometry, block_offset,
                                           device_.info().compute_units);
   // The launch keeps its own copy of the arguments and function: callers may reuse theirs.
-  return host_.submit(after, [function = compiled.definition().cpu_function(), grid, args,
-                              runner = runner_, placements = std::move(placements)] {
+  return enqueue(after, [function = compiled.definition().cpu_function(), grid, args,
+                         runner = runner_, placements = std::move(placements)] {
     runner->run(grid.blocks(), [&](std::uint64_t block) {
       const auto [begin, end] = grid.range(block);
       function(CpuBlock{begin, end, args, placements.empty() ? nullptr : &placements});
     });
   });
+}
+
+Event CpuQueue::enqueue(std::span<const Event> after, std::function<void()> work) {
+  // The compute queue's callers are task bodies on the device's compute executor: running their
+  // kernels on their own threads lets independent kernels run side by side.
+  if (kind_ == QueueKind::compute) return host_.run_or_submit(after, std::move(work));
+  return host_.submit(after, std::move(work));
 }
 
 Event CpuQueue::marker() {

@@ -24,6 +24,11 @@ class HostQueue {
   // Enqueues `work`; its event completes when it ran (with its exception, if it threw, or with
   // the first error among `after`, in which case `work` does not run).
   Event submit(std::span<const Event> after, std::function<void()> work);
+  // Runs `work` on the calling thread when nothing of this queue is pending or running and
+  // every event of `after` completed (the order is the same as enqueueing it: nothing is ahead),
+  // else enqueues it. Saves the hand-over to the queue's thread, and lets independent callers
+  // run at once: their operations are ordered by the events they wait for, not by the queue.
+  Event run_or_submit(std::span<const Event> after, std::function<void()> work);
 
  private:
   struct Operation {
@@ -37,6 +42,7 @@ class HostQueue {
   std::mutex lock_;
   std::condition_variable wake_;
   std::deque<Operation> operations_;
+  bool running_ = false;  // the thread runs an operation it took from operations_
   bool stopping_ = false;
   std::thread thread_;
 };
@@ -67,6 +73,8 @@ class CpuQueue final : public Queue {
   BlockRunner& runner() const { return *runner_; }
 
  private:
+  Event enqueue(std::span<const Event> after, std::function<void()> work);
+
   QueueKind kind_;
   Device& device_;
   std::shared_ptr<BlockRunner> runner_;
