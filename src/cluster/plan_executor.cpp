@@ -260,13 +260,18 @@ void PlanExecutor::drop(const PlanOp& op) {
   // chunk's next copy waits for this drop; run there, the two hand-offs to a pool worker
   // and back leave a dependent transfer's path (destroying a chunk never waits).
   spec.on(network_executor_).after(old->users);
-  drops_[op.accesses[0].chunk] =
+  const runtime::TaskHandle dropped =
       submit_task(std::move(spec),
                   [this, old](runtime::TaskContext&) {
                     old->users.clear();
                     staging_.destroy_data({old->data, old->chunk, old->bytes});
                   },
                   {});
+  // The drop counts as the chunk's next use: memory does not copy out what is about to go (a
+  // combined partial between its last reader and its drop) to make room.
+  const memory::ChunkId chunk = old->chunk;
+  memory_.expect_use(std::span(&chunk, 1), dropped.task_id());
+  drops_[op.accesses[0].chunk] = dropped;
   prune_finished(drops_, prune_drops_at_, prune_drops_above,
                  [](const auto& entry) { return entry.second.done(); });
 }

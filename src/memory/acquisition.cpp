@@ -196,14 +196,16 @@ bool MemoryManager::allocate(ChunkId id, SpaceId space_id, Actions& later) {
       space.stats.peak = std::max(space.stats.peak, space.stats.used);
       return true;
     }
-    // Room at once: the least recently used copy that is also valid elsewhere (or stale) and
-    // that no copy in flight reads or writes, among the first few: past them the caller evicts
-    // in LRU order (make_room). A full scan went past every only-valid copy at each allocation,
-    // quadratic in the chunks held (thousands of reductions' partials on a full device).
+    // Room at once: the first copy in eviction order that is also valid elsewhere (or stale)
+    // and that no copy in flight reads or writes, among the first few: past them the caller
+    // evicts in that order (make_room). A full scan went past every only-valid copy at each
+    // allocation, quadratic in the chunks held (thousands of reductions' partials on a full
+    // device).
     constexpr std::size_t candidates = 64;
     std::optional<std::uint64_t> victim;
     std::size_t looked = 0;
-    for (std::uint64_t index : space.lru) {
+    for (const EvictionOrder::Key& key : space.lru) {
+      const std::uint64_t index = key.chunk;
       if (looked++ == candidates) break;
       const Chunk& candidate = *chunks_.at(index);
       const Copy& other = candidate.copies[space_id.index];
@@ -219,13 +221,13 @@ bool MemoryManager::allocate(ChunkId id, SpaceId space_id, Actions& later) {
 
 void MemoryManager::make_room(SpaceId space_id, std::uint64_t bytes, Acquisition& acquisition,
                               Actions& later) {
-  // Moves the least recently used copies that are the only valid ones one tier up (device ->
-  // host -> disk); their memory is free once the move completes. Copies being copied are
+  // Moves the copies that are the only valid ones one tier up (device -> host -> disk), in
+  // eviction order; their memory is free once the move completes. Copies being copied are
   // skipped: they are in use.
   Space& space = *spaces_[space_id.index];
   const SpaceId up = space.stats.kind == SpaceKind::device ? host() : disk();
   for (auto next = space.lru.begin(); next != space.lru.end() && space.evicting_bytes < bytes;) {
-    const ChunkId victim{*next++};
+    const ChunkId victim{(next++)->chunk};
     Chunk& record = chunk(victim);
     Copy& copy = record.copies[space_id.index];
     if (copy.busy > 0 || copy.evicting) continue;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "eviction_order.hpp"
 #include "strata/device/event.hpp"
 #include "strata/memory/memory_manager.hpp"
 
@@ -23,8 +24,9 @@ struct MemoryManager::Copy {
   std::uint64_t spill_key = 0;  // disk: the file's key (one per disk copy, never reused)
   unsigned readers = 0;
   unsigned writers = 0;  // several when queue-ordered writers follow one another (publish())
-  bool in_lru = false;
-  std::list<std::uint64_t>::iterator lru_position;
+  bool in_lru = false;   // unpinned and allocated: in its space's eviction order
+  EvictionOrder::Position lru_position;
+  std::uint64_t last_used = 0;       // the eviction order's stamp when it was last unpinned
   unsigned busy = 0;                 // copies in flight out of it or into it
   device::Event fill;                // the last copy into it
   std::vector<device::Event> reads;  // copies out of it (done ones are pruned now and then)
@@ -40,18 +42,19 @@ struct MemoryManager::Chunk {
   bool late_sized = false;
   std::optional<std::uint64_t> size;  // late-sized: set by its last writer
   std::uint64_t version = 0;
-  std::vector<Copy> copies;  // per space
-  bool destroyed = false;    // destroyed while copies were in flight: the last one erases it
+  std::vector<Copy> copies;         // per space
+  bool destroyed = false;           // destroyed while copies were in flight: the last one erases it
+  std::vector<std::uint64_t> uses;  // declared tasks that will use it (expect_use), ascending
 };
 
-// A memory space: its pool and the least-recently-used list of its unpinned copies.
+// A memory space: its pool and the order in which its unpinned copies are evicted.
 struct MemoryManager::Space {
   SpaceStats stats;
   device::Device* device = nullptr;
   device::DeviceBuffer pool;                  // device spaces
   device::HostBuffer host;                    // host space
   std::unique_ptr<RangeAllocator> allocator;  // host and device spaces
-  std::list<std::uint64_t> lru;               // front: least recently used
+  EvictionOrder lru;                          // begin: the first to evict
   std::uint64_t pinned_bytes = 0;
   std::uint64_t evicting_bytes = 0;  // copies on their way one tier up
   // When the last upload into / download out of this device ended (start times of copies).

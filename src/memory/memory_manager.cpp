@@ -382,12 +382,55 @@ void MemoryManager::unpin(ChunkId id, SpaceId space_id, ChunkAccess access) {
 }
 
 void MemoryManager::lru_push(ChunkId id, SpaceId space_id) {
-  Copy& copy = chunk(id).copies[space_id.index];
-  std::list<std::uint64_t>& lru = spaces_[space_id.index]->lru;
-  if (copy.in_lru) lru.erase(copy.lru_position);
-  lru.push_back(id.index);
-  copy.lru_position = std::prev(lru.end());
+  Chunk& record = chunk(id);
+  Copy& copy = record.copies[space_id.index];
+  EvictionOrder& order = spaces_[space_id.index]->lru;
+  if (copy.in_lru) order.erase(copy.lru_position);
+  copy.last_used = order.stamp();
+  copy.lru_position = order.insert(id.index, copy.last_used, next_use(record));
   copy.in_lru = true;
+}
+
+std::optional<std::uint64_t> MemoryManager::next_use(const Chunk& record) {
+  if (record.uses.empty()) return std::nullopt;
+  return record.uses.front();
+}
+
+void MemoryManager::reorder(ChunkId id, Chunk& record) {
+  for (std::size_t s = 0; s < record.copies.size(); ++s) {
+    Copy& copy = record.copies[s];
+    if (!copy.in_lru) continue;
+    EvictionOrder& order = spaces_[s]->lru;
+    order.erase(copy.lru_position);
+    copy.lru_position = order.insert(id.index, copy.last_used, next_use(record));
+  }
+}
+
+void MemoryManager::expect_use(std::span<const ChunkId> chunks, std::uint64_t order) {
+  std::lock_guard guard(state_lock_);
+  for (const ChunkId id : chunks) {
+    auto found = chunks_.find(id.index);
+    if (found == chunks_.end() || found->second->destroyed) continue;
+    Chunk& record = *found->second;
+    const bool first = record.uses.empty() || order < record.uses.front();
+    // Declared in submission order, so nearly always at the end.
+    record.uses.insert(std::upper_bound(record.uses.begin(), record.uses.end(), order), order);
+    if (first) reorder(id, record);
+  }
+}
+
+void MemoryManager::end_use(std::span<const ChunkId> chunks, std::uint64_t order) {
+  std::lock_guard guard(state_lock_);
+  for (const ChunkId id : chunks) {
+    auto found = chunks_.find(id.index);
+    if (found == chunks_.end()) continue;
+    Chunk& record = *found->second;
+    const auto use = std::lower_bound(record.uses.begin(), record.uses.end(), order);
+    if (use == record.uses.end() || *use != order) continue;  // never declared
+    const bool first = use == record.uses.begin();
+    record.uses.erase(use);
+    if (first) reorder(id, record);
+  }
 }
 
 ChunkView MemoryManager::view_of(ChunkId id, SpaceId space_id, ChunkAccess access) {

@@ -14,7 +14,8 @@ bool declare_memory_settings() {
            bytes_setting<&MemorySettings::host_capacity>(
                "host_capacity", 1,
                "Host memory for chunks in each process, 1 B to 18446744073709551615 B (16 EiB - "
-               "1 B); beyond it the least recently used chunks spill to disk."),
+               "1 B); beyond it chunks spill to disk (unused ones first, then the one used again "
+               "last)."),
            bytes_setting<&MemorySettings::device_capacity>(
                "device_capacity", 0,
                "Memory for chunks on each device, 0 B to 18446744073709551615 B (16 EiB - 1 B); "

@@ -161,6 +161,24 @@ void ChunkStaging::enqueued(const StagingRequest& request) {
   memory_.publish(chunks, space);
 }
 
+std::vector<memory::ChunkId> ChunkStaging::chunk_ids_of(const StagingRequest& request) const {
+  std::lock_guard guard(lock_);
+  std::vector<memory::ChunkId> ids;
+  for (const memory::ChunkRequest& chunk : chunks_of(request))
+    ids.push_back(chunk.chunk);
+  return ids;
+}
+
+void ChunkStaging::declared(const StagingRequest& request) {
+  const std::vector<memory::ChunkId> ids = chunk_ids_of(request);
+  if (!ids.empty()) memory_.expect_use(ids, request.task_id);
+}
+
+void ChunkStaging::retired(const StagingRequest& request) {
+  const std::vector<memory::ChunkId> ids = chunk_ids_of(request);
+  if (!ids.empty()) memory_.end_use(ids, request.task_id);
+}
+
 std::vector<std::uint32_t> ChunkStaging::valid_copies(const DataHandle& data) const {
   memory::ChunkId chunk;
   {

@@ -301,6 +301,11 @@ TaskState* RuntimeCore::start(TaskSpec&& spec, TaskFunction&& body, bool with_ha
   if (!spec.accesses.empty()) {
     register_accesses(task, spec.accesses);
     SpareAccessLists::give(std::move(spec.accesses));  // its elements were moved to the task
+    if (hook_ != nullptr) {
+      // Before the last hold goes: the task cannot finish (and retire) before it is declared.
+      hook_->declared(staging_request(task));
+      task->hook_declared = true;
+    }
   }
   if (task->unmet.fetch_sub(1, std::memory_order_acq_rel) == 1) make_ready(task);
   return with_handle ? task : nullptr;
@@ -801,6 +806,10 @@ void RuntimeCore::unstage(TaskState* task) {
   if (task->hook_staged) {
     task->hook_staged = false;
     hook_->unstage(staging_request(task));
+  }
+  if (task->hook_declared) {
+    task->hook_declared = false;
+    hook_->retired(staging_request(task));
   }
   if (task->staged) {
     task->staged = false;

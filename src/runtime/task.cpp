@@ -145,6 +145,10 @@ const std::string& TaskHandle::name() const {
   return state_->name;
 }
 
+std::uint64_t TaskHandle::task_id() const {
+  return state_->id;
+}
+
 TaskStatus TaskHandle::status() const {
   return state_->status.load(std::memory_order_acquire);
 }

@@ -69,6 +69,7 @@ void TaskState::recycle() {
   has_reduce = false;
   holds_gates = false;
   hook_staged = false;
+  hook_declared = false;
   deferred = false;
   internal = false;
   barrier = false;

@@ -69,6 +69,7 @@ struct alignas(64) TaskState {
   bool has_reduce = false;       // one of its accesses is a reduce (it needs the reduce gates)
   bool holds_gates = false;      // holds the reduce gates of its reduce accesses
   bool hook_staged = false;      // the staging hook staged its data; unstage when finished
+  bool hook_declared = false;    // the staging hook knows it will use its data; retire it
   bool deferred = false;         // body handed completion to a DeferredCompletion
   bool internal = false;         // posted by a layer under the runtime: never cancelled
   bool barrier = false;  // a reader group: never runs, not counted; finishes when its count does

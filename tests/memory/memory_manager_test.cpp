@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -195,6 +196,50 @@ TEST_F(MemoryManagerTest, LeastRecentlyUsedChunksMoveUpOneTier) {
   EXPECT_EQ((stats.bytes_moved.at({dev.index, manager->host().index})), 8 * KiB);
   for (int i = 0; i < 6; ++i)
     EXPECT_EQ(contents(chunks[i]), data[i]) << "chunk " << i;
+}
+
+TEST_F(MemoryManagerTest, DeclaredUsesKeepWhatIsNeededSoonestAndUndeclaredChunksGoFirst) {
+  // Four 4 KiB chunks fill the 16 KiB device, used in the order 0..3 (3 most recently).
+  std::vector<ChunkId> chunks;
+  for (int i = 0; i < 4; ++i) {
+    chunks.push_back(manager->create_chunk("c" + std::to_string(i), 4 * KiB));
+    const ChunkRequest write{chunks.back(), ChunkAccess::write};
+    manager->acquire(std::span(&write, 1), dev);
+    manager->release(std::span(&write, 1), dev);
+  }
+  const auto on_device = [&](ChunkId id) {
+    const auto spaces = manager->valid_copies(id);
+    return std::find(spaces.begin(), spaces.end(), dev) != spaces.end();
+  };
+  const auto bring_in_new_chunk = [&] {
+    const ChunkId fresh = manager->create_chunk("fresh", 4 * KiB);
+    const ChunkRequest write{fresh, ChunkAccess::write};
+    manager->acquire(std::span(&write, 1), dev);
+    manager->release(std::span(&write, 1), dev);
+    manager->drain();
+    return fresh;
+  };
+  // Tasks 10, 20 and 30 will use chunks 3, 0 and 1; chunk 2 nobody declared: it goes first,
+  // although chunks 0 and 1 were used before it.
+  manager->expect_use(std::span(&chunks[3], 1), 10);
+  manager->expect_use(std::span(&chunks[0], 1), 20);
+  manager->expect_use(std::span(&chunks[1], 1), 30);
+  const ChunkId fresh = bring_in_new_chunk();
+  EXPECT_FALSE(on_device(chunks[2]));
+  EXPECT_TRUE(on_device(chunks[0]) && on_device(chunks[1]) && on_device(chunks[3]));
+  // Then the one whose next use comes last (1, at 30), not the least recently used (0).
+  manager->expect_use(std::span(&fresh, 1), 15);
+  bring_in_new_chunk();
+  EXPECT_FALSE(on_device(chunks[1]));
+  EXPECT_TRUE(on_device(chunks[0]) && on_device(chunks[3]) && on_device(fresh));
+  // Once task 10 is over, chunk 3 is used by no declared task any more: it goes next.
+  manager->end_use(std::span(&chunks[3], 1), 10);
+  manager->end_use(std::span(&chunks[3], 1), 99);  // never declared: ignored
+  bring_in_new_chunk();
+  EXPECT_FALSE(on_device(chunks[3]));
+  EXPECT_TRUE(on_device(chunks[0]) && on_device(fresh));
+  for (const ChunkId id : chunks)
+    EXPECT_EQ(contents(id).size(), 4 * KiB);  // moved up, not lost
 }
 
 TEST_F(MemoryManagerTest, HostPressureSpillsToDiskAndReadsBackVerified) {

@@ -115,6 +115,59 @@ TEST(ChunkStaging, KernelsOverDataEightTimesTheDeviceSeeEveryUpdate) {
   std::printf("%s", stats.format().c_str());
 }
 
+TEST(ChunkStaging, RepeatedSweepsOverMoreDataThanTheDeviceKeepMostOfItThere) {
+  // Rounds over 12 chunks (96 KiB) through the 64 KiB device, each round after the last (as
+  // iterations after a reduction), all submitted at once. Evicting the least recently used copy
+  // brings in every chunk in every round; evicting the one used again last (the declared tasks
+  // tell) keeps most of them.
+  Fixture f;
+  auto kernel = f.gpu->compile(add_kernel());
+  constexpr int chunks = 12;
+  constexpr int rounds = 5;
+  std::vector<DataHandle> data;
+  for (int c = 0; c < chunks; ++c) {
+    std::vector<std::uint32_t> initial(values_per_chunk, 0);
+    const ChunkId chunk = f.memory.create_chunk("values " + std::to_string(c), values_per_chunk * 4,
+                                                std::as_bytes(std::span(initial)));
+    data.push_back(f.rt.create_data("values " + std::to_string(c), values_per_chunk * 4));
+    f.staging.bind(data.back(), chunk);
+  }
+  TaskHandle previous_round;
+  for (int round = 1; round <= rounds; ++round) {
+    std::vector<TaskHandle> tasks;
+    for (int c = 0; c < chunks; ++c) {
+      TaskSpec spec("add");
+      spec.on(f.exec.compute).updates(data[c]);
+      if (previous_round) spec.after(previous_round);
+      tasks.push_back(f.rt.submit(std::move(spec), [&, c](TaskContext& ctx) {
+        const memory::ChunkView view = f.staging.view(ctx, data[c]);
+        complete_when(ctx, f.gpu->queue(QueueKind::compute)
+                               .launch(*kernel, LaunchGeometry{Dim3{values_per_chunk}},
+                                       {KernelArg::value(values_per_chunk),
+                                        KernelArg::value(std::uint32_t{1}),
+                                        view.argument(ElementType::u32)}));
+      }));
+    }
+    previous_round = f.rt.submit(TaskSpec("round").after(tasks), [](TaskContext&) {});
+  }
+  f.rt.wait_all();
+  const auto stats = f.memory.stats();
+  const std::uint64_t moved_in =
+      stats.bytes_moved.at({f.memory.host().index, f.memory.space_of(*f.gpu).index});
+  const std::uint64_t chunk_bytes = values_per_chunk * 4;
+  std::printf("chunks copied to the device: %llu in %d rounds of %d\n",
+              static_cast<unsigned long long>(moved_in / chunk_bytes), rounds, chunks);
+  EXPECT_LE(moved_in, chunk_bytes * (chunks + (rounds - 1) * chunks * 3 / 4));
+  for (const DataHandle& d : data) {
+    f.rt.submit(TaskSpec("check").reads(d), [&, d](TaskContext& ctx) {
+      const auto* values = static_cast<const std::uint32_t*>(f.staging.view(ctx, d).host);
+      for (std::uint32_t i = 0; i < values_per_chunk; ++i)
+        ASSERT_EQ(values[i], std::uint32_t{rounds}) << d.name() << " [" << i << "]";
+    });
+  }
+  f.rt.wait_all();
+}
+
 TEST(ChunkStaging, ALaterTasksChunkIsCopiedInWhileAnEarlierTasksKernelIsHeldBack) {
   Fixture f;
   auto kernel = f.gpu->compile(add_kernel());

@@ -1,9 +1,9 @@
 #pragma once
 // The memory manager: chunks with valid copies across memory spaces (devices, host, disk),
-// readers shared and writers exclusive, all-or-none acquisition for a task, least-recently-used
-// eviction one tier up (device -> host -> disk), and statistics. Every front end uses it.
-// Copies run asynchronously: host <-> device on the devices' copy queues, disk <-> host as spill
-// I/O jobs; an acquisition completes when the copies it needs have.
+// readers shared and writers exclusive, all-or-none acquisition for a task, eviction one tier up
+// (device -> host -> disk) by next declared use, then least recently used, and statistics. Every
+// front end uses it. Copies run asynchronously: host <-> device on the devices' copy queues, disk
+// <-> host as spill I/O jobs; an acquisition completes when the copies it needs have.
 
 #include <chrono>
 #include <condition_variable>
@@ -165,7 +165,7 @@ class MemoryManager {
   const std::string& chunk_name(ChunkId chunk) const;
 
   // Makes every requested chunk present in `space` (valid for reads), pinned until release():
-  // all or none. Reserves the memory (evicting least-recently-used copies one tier up), issues
+  // all or none. Reserves the memory (evicting copies one tier up, see expect_use()), issues
   // the copies on the copy queues and the I/O executor and returns; `done` runs, on whichever
   // thread finished the last of them (or on this one, if nothing had to move), once the data is
   // there. A chunk already being filled in `space` is waited for, not copied twice. While other
@@ -181,6 +181,13 @@ class MemoryManager {
   // Without unpinning: a written chunk's copy in `space` becomes its only valid copy now, for a
   // writer whose work is queued in order ahead of the next acquisitions there (release() later).
   void publish(std::span<const ChunkRequest> requests, SpaceId space);
+
+  // The tasks submitted so far, for eviction: the task numbered `order` (numbers increase in
+  // submission order) will use `chunks`; end_use() once it finished or will not run. A space
+  // evicts first the copies that no such task uses (least recently used first), then those
+  // whose next use comes last. Unknown chunks and orders are ignored.
+  void expect_use(std::span<const ChunkId> chunks, std::uint64_t order);
+  void end_use(std::span<const ChunkId> chunks, std::uint64_t order);
 
   // Copies the chunk's current contents out to host memory (acquires it on the host).
   void read(ChunkId chunk, std::span<std::byte> out);
@@ -244,7 +251,11 @@ class MemoryManager {
   void unpin(ChunkId id, SpaceId space, ChunkAccess access);
   // The written copy in `space` becomes the only valid one (under state_lock_).
   void mark_written(ChunkId id, SpaceId space, Actions& later);
+  // Puts the unpinned copy in `space` into its eviction order, as used now.
   void lru_push(ChunkId id, SpaceId space);
+  static std::optional<std::uint64_t> next_use(const Chunk& record);
+  // Places the chunk's unpinned copies again after its next use changed.
+  void reorder(ChunkId id, Chunk& record);
   void operation_done(Actions& later);
   ChunkView view_of(ChunkId id, SpaceId space, ChunkAccess access);
   [[noreturn]] void out_of_memory(std::span<const ChunkRequest> requests, SpaceId space) const;

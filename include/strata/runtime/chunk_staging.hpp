@@ -59,6 +59,9 @@ class ChunkStaging final : public StagingHook {
   void stage(const StagingRequest& request, std::function<void(std::exception_ptr)> done) override;
   void unstage(const StagingRequest& request) override;
   void enqueued(const StagingRequest& request) override;
+  // The memory manager learns which chunks submitted tasks will use (expect_use / end_use).
+  void declared(const StagingRequest& request) override;
+  void retired(const StagingRequest& request) override;
   // The memory manager's statistics, for the run summary.
   std::string summary() const override;
   // Where the chunk bound to `data` has valid copies (MemoryManager::valid_copies()).
@@ -67,7 +70,8 @@ class ChunkStaging final : public StagingHook {
   std::optional<std::uint32_t> memory_space(ExecutorId executor) const override;
 
  private:
-  std::vector<memory::ChunkRequest> chunks_of(const StagingRequest& request) const;
+  std::vector<memory::ChunkRequest> chunks_of(const StagingRequest& request) const;  // lock_ held
+  std::vector<memory::ChunkId> chunk_ids_of(const StagingRequest& request) const;
   memory::SpaceId space_of(ExecutorId executor) const;
 
   memory::MemoryManager& memory_;

@@ -33,6 +33,10 @@ class StagingHook {
                      std::function<void(std::exception_ptr)> done) = 0;
   // Called after the task finished: pins are released, written data becomes the valid copy.
   virtual void unstage(const StagingRequest& request) = 0;
+  // The task was submitted and will use its data (task ids increase in submission order), and
+  // later it finished or will never run: the future a memory manager evicts by.
+  virtual void declared(const StagingRequest& /*request*/) {}
+  virtual void retired(const StagingRequest& /*request*/) {}
   // Called when a queue-ordered task (TaskSpec::in_queue_order()) enqueued its work, before its
   // queue successors are staged: what it writes is the valid copy from now on in the order of
   // its executor's queue. Pins stay until unstage().

@@ -90,6 +90,8 @@ class TaskHandle {
 
   explicit operator bool() const { return state_ != nullptr; }
   const std::string& name() const;
+  // The task's id, as the staging hook sees it in StagingRequest::task_id.
+  std::uint64_t task_id() const;
   TaskStatus status() const;
   bool done() const;
   // Waits until the task finished; throws TaskFailed / TaskCancelled if it did not succeed.
