@@ -43,6 +43,14 @@ class MemoryManagerTest : public ::testing::Test {
     manager->read(id, out);
     return out;
   }
+  // A new 4 KiB chunk written on the device (its only copy there).
+  ChunkId written_on_device(const std::string& name) {
+    const ChunkId id = manager->create_chunk(name, 4 * KiB);
+    const ChunkRequest write{id, ChunkAccess::write};
+    manager->acquire(std::span(&write, 1), dev);
+    manager->release(std::span(&write, 1), dev);
+    return id;
+  }
   std::vector<std::byte> device_contents(const ChunkView& view) {
     std::vector<std::byte> out(view.bytes);
     gpu->queue(device::QueueKind::device_to_host)
@@ -169,13 +177,8 @@ TEST_F(MemoryManagerTest, AWriteMakesTheWrittenCopyTheOnlyValidOne) {
 
 TEST_F(MemoryManagerTest, DeviceOnlyChunksHoldNoHostMemory) {
   // Four chunks written on the device fill it; the host stays empty (capacity = device + host).
-  std::vector<ChunkId> chunks;
-  for (int i = 0; i < 4; ++i) {
-    chunks.push_back(manager->create_chunk("c" + std::to_string(i), 4 * KiB));
-    const ChunkRequest write{chunks.back(), ChunkAccess::write};
-    manager->acquire(std::span(&write, 1), dev);
-    manager->release(std::span(&write, 1), dev);
-  }
+  for (int i = 0; i < 4; ++i)
+    written_on_device("c" + std::to_string(i));
   const auto stats = manager->stats();
   EXPECT_EQ(stats.spaces[dev.index].used, 16 * KiB);
   EXPECT_EQ(stats.spaces[manager->host().index].used, 0u);
@@ -201,21 +204,14 @@ TEST_F(MemoryManagerTest, LeastRecentlyUsedChunksMoveUpOneTier) {
 TEST_F(MemoryManagerTest, DeclaredUsesKeepWhatIsNeededSoonestAndUndeclaredChunksGoFirst) {
   // Four 4 KiB chunks fill the 16 KiB device, used in the order 0..3 (3 most recently).
   std::vector<ChunkId> chunks;
-  for (int i = 0; i < 4; ++i) {
-    chunks.push_back(manager->create_chunk("c" + std::to_string(i), 4 * KiB));
-    const ChunkRequest write{chunks.back(), ChunkAccess::write};
-    manager->acquire(std::span(&write, 1), dev);
-    manager->release(std::span(&write, 1), dev);
-  }
+  for (int i = 0; i < 4; ++i)
+    chunks.push_back(written_on_device("c" + std::to_string(i)));
   const auto on_device = [&](ChunkId id) {
     const auto spaces = manager->valid_copies(id);
     return std::find(spaces.begin(), spaces.end(), dev) != spaces.end();
   };
   const auto bring_in_new_chunk = [&] {
-    const ChunkId fresh = manager->create_chunk("fresh", 4 * KiB);
-    const ChunkRequest write{fresh, ChunkAccess::write};
-    manager->acquire(std::span(&write, 1), dev);
-    manager->release(std::span(&write, 1), dev);
+    const ChunkId fresh = written_on_device("fresh");
     manager->drain();
     return fresh;
   };
