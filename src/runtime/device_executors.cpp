@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <atomic>
+#include <chrono>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <utility>
@@ -14,9 +16,9 @@ namespace {
 
 // CPU-kernel blocks run by the pool's workers and the launching thread together: the blocks are
 // cut into ranges (several per worker, for balance) that every participant claims from a shared
-// counter, so a small kernel costs a few task hand-offs instead of one task per range, and the
-// launching thread works instead of waiting. The launch returns once every claimed range ran;
-// helpers that start later find nothing left and hold only the shared state.
+// counter, so a kernel costs a few task hand-offs instead of one task per range (a small one
+// none), and the launching thread works instead of waiting. The launch returns once every claimed
+// range ran; helpers that start later find nothing left and hold only the shared state.
 class CpuPoolBlockRunner final : public device::BlockRunner {
  public:
   explicit CpuPoolBlockRunner(Runtime& runtime) : runtime_(runtime) {}
@@ -25,9 +27,18 @@ class CpuPoolBlockRunner final : public device::BlockRunner {
     if (blocks == 0) return;
     const std::uint64_t workers = runtime_.executor(runtime_.cpu()).worker_count();
     auto job = std::make_shared<Job>(body, blocks, std::min<std::uint64_t>(blocks, 8 * workers));
-    const std::uint64_t helpers = std::min<std::uint64_t>(workers, job->ranges - 1);
-    for (std::uint64_t h = 0; h < helpers; ++h)
-      runtime_.submit(TaskSpec("cpu kernel blocks").on(runtime_.cpu()), [job] { job->take(); });
+    // The launching thread runs the first range alone, and asks for helpers only when the rest
+    // would take it longer than waking a worker costs: a small kernel is over before a helper
+    // starts, and the helpers would only take cores from other launches.
+    const auto started = std::chrono::steady_clock::now();
+    job->take(1);
+    const auto first = std::chrono::steady_clock::now() - started;
+    const std::uint64_t left =
+        job->ranges - std::min(job->ranges, job->next.load(std::memory_order_relaxed));
+    if (left > 0 && first * static_cast<std::int64_t>(left) >= hand_off) {
+      for (std::uint64_t h = 0; h < std::min(workers, left); ++h)
+        runtime_.submit(TaskSpec("cpu kernel blocks").on(runtime_.cpu()), [job] { job->take(); });
+    }
     job->take();
     // Ranges a helper claimed may still run: wait for them (they reference `body`).
     for (std::uint64_t seen = job->completed.load(std::memory_order_acquire); seen < job->ranges;
@@ -46,9 +57,10 @@ class CpuPoolBlockRunner final : public device::BlockRunner {
         std::uint64_t range_count)
         : body(&run), blocks(block_count), ranges(range_count) {}
 
-    // Runs ranges until none is left; after a failure the rest are counted but not run.
-    void take() {
-      for (;;) {
+    // Runs ranges until none is left (at most `most`); after a failure the rest are counted but
+    // not run.
+    void take(std::uint64_t most = std::numeric_limits<std::uint64_t>::max()) {
+      for (std::uint64_t taken = 0; taken < most; ++taken) {
         const std::uint64_t range = next.fetch_add(1, std::memory_order_relaxed);
         if (range >= ranges) return;
         if (!failed.load(std::memory_order_acquire)) {
@@ -74,6 +86,9 @@ class CpuPoolBlockRunner final : public device::BlockRunner {
     std::mutex error_lock;
     std::exception_ptr error;  // the first, read once every range completed
   };
+
+  // About what handing work to a sleeping pool worker costs (waking it, on a loaded machine).
+  static constexpr std::chrono::microseconds hand_off{50};
 
   Runtime& runtime_;
 };
