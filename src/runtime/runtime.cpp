@@ -17,9 +17,8 @@ const std::string& DataHandle::name() const {
 std::uint64_t DataHandle::bytes() const {
   return state_->bytes;
 }
-std::uint64_t DataHandle::id() const {
-  return state_->id;
-}
+DataHandle::DataHandle(std::shared_ptr<detail::DataState> state)
+    : state_(std::move(state)), id_(state_ ? state_->id : 0) {}
 
 // Runtime -------------------------------------------------------------------------------------
 

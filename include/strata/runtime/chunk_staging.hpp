@@ -7,6 +7,7 @@
 #include <mutex>
 #include <span>
 #include <string>
+#include <unordered_map>
 
 #include "strata/memory/memory_manager.hpp"
 #include "strata/runtime/runtime.hpp"
@@ -77,9 +78,9 @@ class ChunkStaging final : public StagingHook {
   memory::MemoryManager& memory_;
   Runtime* runtime_;
   mutable std::mutex lock_;
-  std::map<std::uint64_t, memory::ChunkId> bindings_;  // DataHandle id -> chunk
+  std::unordered_map<std::uint64_t, memory::ChunkId> bindings_;  // DataHandle id -> chunk
   std::map<std::uint32_t, memory::SpaceId> placements_;
-  std::map<std::uint64_t, std::vector<memory::ChunkView>> staged_;  // task id -> views
+  std::unordered_map<std::uint64_t, std::vector<memory::ChunkView>> staged_;  // task id -> views
 };
 
 }  // namespace strata::runtime

@@ -25,14 +25,15 @@ class DataHandle {
   DataHandle() = default;
   const std::string& name() const;
   std::uint64_t bytes() const;
-  std::uint64_t id() const;
+  std::uint64_t id() const { return id_; }
   explicit operator bool() const { return state_ != nullptr; }
 
  private:
   friend class Runtime;
   friend class detail::RuntimeCore;
-  explicit DataHandle(std::shared_ptr<detail::DataState> state) : state_(std::move(state)) {}
+  explicit DataHandle(std::shared_ptr<detail::DataState> state);
   std::shared_ptr<detail::DataState> state_;
+  std::uint64_t id_ = 0;  // the state's, kept here: lookups by id need no trip to the state
 };
 
 }  // namespace strata::runtime
