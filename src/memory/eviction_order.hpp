@@ -25,16 +25,24 @@ class EvictionOrder {
   std::uint64_t stamp() { return ++stamp_; }
   // Places `chunk`, last used at `stamp`, whose next declared use is `next_use` (none: nullopt).
   Position insert(std::uint64_t chunk, std::uint64_t stamp, std::optional<std::uint64_t> next_use) {
-    const Key key = next_use
-                        ? Key{true, std::numeric_limits<std::uint64_t>::max() - *next_use, chunk}
-                        : Key{false, stamp, chunk};
-    return keys_.insert(key).first;
+    return keys_.insert(key(chunk, stamp, next_use)).first;
+  }
+  // Places it again (reusing its node: copies are placed again at every unpin).
+  Position move(Position position, std::uint64_t stamp, std::optional<std::uint64_t> next_use) {
+    auto node = keys_.extract(position);
+    node.value() = key(node.value().chunk, stamp, next_use);
+    return keys_.insert(std::move(node)).position;
   }
   void erase(Position position) { keys_.erase(position); }
   Position begin() const { return keys_.begin(); }
   Position end() const { return keys_.end(); }
 
  private:
+  static Key key(std::uint64_t chunk, std::uint64_t stamp, std::optional<std::uint64_t> next_use) {
+    return next_use ? Key{true, std::numeric_limits<std::uint64_t>::max() - *next_use, chunk}
+                    : Key{false, stamp, chunk};
+  }
+
   std::set<Key> keys_;
   std::uint64_t stamp_ = 0;
 };

@@ -385,9 +385,9 @@ void MemoryManager::lru_push(ChunkId id, SpaceId space_id) {
   Chunk& record = chunk(id);
   Copy& copy = record.copies[space_id.index];
   EvictionOrder& order = spaces_[space_id.index]->lru;
-  if (copy.in_lru) order.erase(copy.lru_position);
   copy.last_used = order.stamp();
-  copy.lru_position = order.insert(id.index, copy.last_used, next_use(record));
+  copy.lru_position = copy.in_lru ? order.move(copy.lru_position, copy.last_used, next_use(record))
+                                  : order.insert(id.index, copy.last_used, next_use(record));
   copy.in_lru = true;
 }
 
@@ -396,13 +396,11 @@ std::optional<std::uint64_t> MemoryManager::next_use(const Chunk& record) {
   return record.uses.front();
 }
 
-void MemoryManager::reorder(ChunkId id, Chunk& record) {
+void MemoryManager::reorder(Chunk& record) {
   for (std::size_t s = 0; s < record.copies.size(); ++s) {
     Copy& copy = record.copies[s];
     if (!copy.in_lru) continue;
-    EvictionOrder& order = spaces_[s]->lru;
-    order.erase(copy.lru_position);
-    copy.lru_position = order.insert(id.index, copy.last_used, next_use(record));
+    copy.lru_position = spaces_[s]->lru.move(copy.lru_position, copy.last_used, next_use(record));
   }
 }
 
@@ -415,7 +413,7 @@ void MemoryManager::expect_use(std::span<const ChunkId> chunks, std::uint64_t or
     const bool first = record.uses.empty() || order < record.uses.front();
     // Declared in submission order, so nearly always at the end.
     record.uses.insert(std::upper_bound(record.uses.begin(), record.uses.end(), order), order);
-    if (first) reorder(id, record);
+    if (first) reorder(record);
   }
 }
 
@@ -429,7 +427,7 @@ void MemoryManager::end_use(std::span<const ChunkId> chunks, std::uint64_t order
     if (use == record.uses.end() || *use != order) continue;  // never declared
     const bool first = use == record.uses.begin();
     record.uses.erase(use);
-    if (first) reorder(id, record);
+    if (first) reorder(record);
   }
 }
 

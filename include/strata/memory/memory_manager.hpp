@@ -255,7 +255,7 @@ class MemoryManager {
   void lru_push(ChunkId id, SpaceId space);
   static std::optional<std::uint64_t> next_use(const Chunk& record);
   // Places the chunk's unpinned copies again after its next use changed.
-  void reorder(ChunkId id, Chunk& record);
+  void reorder(Chunk& record);
   void operation_done(Actions& later);
   ChunkView view_of(ChunkId id, SpaceId space, ChunkAccess access);
   [[noreturn]] void out_of_memory(std::span<const ChunkRequest> requests, SpaceId space) const;
