@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs six lightning benchmarks (Black-Scholes, HotSpot, GEMM, SpMV, N-Body, MD5) on a
+# Runs six lightning benchmarks (Black-Scholes, HotSpot, GEMM, SpMV, N-Body, MD5; GEMM in two
+# distributions: blocks of rows, and tiles) on a
 # capacity-limited device and writes bench/results/lightning-capacity.{json,md,png}: throughput
 # against problem size from 1/4 to 4x the device's capacity (the shape of the lightning paper's
 # Fig. 12), against the best in-capacity throughput of the same benchmark in the same run.
@@ -31,6 +32,8 @@ bench_build "${benchmarks[@]/#/lightning_}"
 #   hotspot: power, temp, out: 3 f32 a cell (12 B), 1024 columns, rows in tiles (a row: 12 KiB).
 #   gemm: A, B, C: 12 n^2 B; B is read whole by every superblock, so it must fit the device
 #     (4 n^2 <= capacity): beyond about 2.5x no launch fits, and the sweep says so.
+#   gemm-tiles: the same with --distribution tiles: B in blocks of columns, C in tiles, each
+#     superblock reading its rows of A and its columns of B, so every size fits.
 #   spmv: ELL values (f32) and columns (i32), ceil(n/1000) entries a row, and x, y replicated:
 #     n (8 ceil(n/1000) + 8) B.
 #   nbody: pos, next (replicated) and vel: 3 x 4 f32 a body (48 B); pos and next must fit whole
@@ -68,6 +71,12 @@ for f in [0.25, 0.5, 1, 2, 2.5, 3, 4]:
     chunk = whole(n_at_capacity / 8, 16)
     print(f"gemm {f} {gemm_capacity} {12 * n * n} {chunk} {12 * chunk * n} --n {n} "
           f"--chunk {chunk} --iterations 6 {common}")
+for f in factors:
+    n = whole(math.sqrt(gemm_capacity * f / 12), 16)
+    chunk = whole(n_at_capacity / 8, 16)
+    columns = 4 * chunk
+    print(f"gemm-tiles {f} {gemm_capacity} {12 * n * n} {chunk} {4 * chunk * n} --n {n} "
+          f"--chunk {chunk} --columns {columns} --distribution tiles --iterations 6 {common}")
 
 
 def spmv_bytes(n):
@@ -112,7 +121,7 @@ load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 for ((r = 0; r < repetitions; ++r)); do
   while read -r name factor capacity data chunk chunk_bytes args; do
     # shellcheck disable=SC2086  # the arguments split on spaces
-    output=$(STRATA_DEVICE_CAPACITY=$capacity "$build/bin/lightning_$name" $args 2>&1) || true
+    output=$(STRATA_DEVICE_CAPACITY=$capacity "$build/bin/lightning_${name%%-*}" $args 2>&1) || true
     line=$(grep '^time ' <<<"$output" || true)
     if [[ -z $line ]]; then  # no launch fitted the device (or the run failed): say why
       line="failed: $(grep -m1 -o 'out of memory.*does not fit its capacity' <<<"$output" \

@@ -1,6 +1,8 @@
 // lightning_gemm: the lightning paper's GEMM benchmark (§4.2) on distributed arrays — C = A B for
 // random n x n f32 matrices, A, B and C cut into blocks of rows, each superblock a block of rows
-// of C reading its rows of A and all of B (the planner assembles B from every rank's blocks),
+// of C reading its rows of A and all of B (the planner assembles B from every rank's blocks); or,
+// with --distribution tiles, B cut into blocks of columns and C into tiles, each superblock a tile
+// of C reading its rows of A and its columns of B, so that B need not fit the device whole;
 // throughput in GFLOP/s, and a check against the sequential reference in double; with OpenBLAS
 // (where configure found it) the same product by cblas_sgemm for comparison. Runs under
 // `strata launch -n N`.
@@ -37,6 +39,7 @@ struct Options {
   std::uint64_t n = 2048;
   int iterations = 1;
   std::uint64_t chunk = 512;  // rows per chunk
+  std::uint64_t columns = 0;  // columns per tile (tiles distribution); 0: the chunk's rows
   std::uint64_t block = 16;   // threads per block side
   std::string distribution = "rows";
   std::string devices;  // backends; empty: the configuration's
@@ -57,20 +60,28 @@ Outcome run_gemm(node::Node& node, cluster::Driver& driver, const Options& optio
   const array::ArrayKernel kernel = lightning::gemm_kernel();
   array::Arrays arrays(node, driver);
   const bool round_robin = options.distribution == "round-robin";
-  // Blocks of `chunk` whole rows for A, B and C; round-robin deals them in turn.
+  const bool tiles = options.distribution == "tiles";
+  // Blocks of `chunk` whole rows for A, B and C; round-robin deals them in turn. Tiles: B in
+  // blocks of `columns` whole columns, C in tiles of `chunk` rows by `columns` columns.
   const Distribution rows = round_robin ? Distribution::round_robin({options.chunk})
                                         : Distribution::row_blocks(options.chunk);
+  const Distribution b_chunks = tiles ? Distribution::column_blocks(options.columns) : rows;
+  const Distribution c_chunks =
+      tiles ? Distribution::tiles({options.chunk, options.columns}) : rows;
   // A superblock is `chunk` rows of C (whole rows of blocks when --chunk is a multiple of
-  // --block): it writes its own chunk of C, reads its own chunk of A, and all of B.
+  // --block), or a tile of C: it writes its own chunk of C, reads its own chunk of A, and all of
+  // B or the tile's columns of B.
   const std::uint64_t block_rows = std::max<std::uint64_t>(1, options.chunk / options.block);
-  const std::uint64_t block_cols = (options.n + options.block - 1) / options.block;
+  const std::uint64_t block_cols = tiles
+                                       ? std::max<std::uint64_t>(1, options.columns / options.block)
+                                       : (options.n + options.block - 1) / options.block;
   const WorkDistribution work = round_robin
                                     ? WorkDistribution::round_robin({block_cols, block_rows})
                                     : WorkDistribution::tiled({block_cols, block_rows});
   const std::vector<std::uint64_t> shape{options.n, options.n};
   Array a = arrays.from_host<float>("A", shape, rows, a_values);
-  Array b = arrays.from_host<float>("B", shape, rows, b_values);
-  Array c = arrays.create("C", ElementType::f32, shape, rows);
+  Array b = arrays.from_host<float>("B", shape, b_chunks, b_values);
+  Array c = arrays.create("C", ElementType::f32, shape, c_chunks);
   const Grid grid{{options.n, options.n}, {options.block, options.block}};
   const auto multiply = [&] {
     arrays.launch(kernel, grid, work,
@@ -139,9 +150,14 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   app.add_option("--block", options.block, "threads per block side (block x block threads)")
       ->check(CLI::Range(1, 32));
+  app.add_option("--columns", options.columns,
+                 "columns per tile with --distribution tiles, rounded up to whole blocks "
+                 "(default: --chunk)")
+      ->check(CLI::PositiveNumber);
   app.add_option("--distribution", options.distribution,
-                 "rows or round-robin (row blocks dealt in turn)")
-      ->check(CLI::IsMember({"rows", "round-robin"}));
+                 "rows, round-robin (row blocks dealt in turn) or tiles (B in blocks of columns, "
+                 "C in tiles: B need not fit a device whole)")
+      ->check(CLI::IsMember({"rows", "round-robin", "tiles"}));
   app.add_option("--devices", options.devices, "backends to use, e.g. cpu or cpu,opencl");
   app.add_option("--seed", options.seed, "seed of the random matrices");
   app.add_flag("!--no-check", options.check,
@@ -149,6 +165,8 @@ int main(int argc, char** argv) {
   app.allow_extras();  // an MPI launcher's own arguments
   CLI11_PARSE(app, argc, argv);
   options.chunk = lightning::whole_blocks(options.chunk, options.block);
+  options.columns = lightning::whole_blocks(options.columns == 0 ? options.chunk : options.columns,
+                                            options.block);
   try {
     node::Node node(argc, argv, lightning::node_options(options.devices));
     array::Arrays::prepare(node, lightning::gemm_kernels());
@@ -162,11 +180,13 @@ int main(int argc, char** argv) {
     const double flops =
         2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
     std::printf(
-        "gemm: %llu x %llu f32 matrices, %d iteration(s), chunks of %llu rows (%s), blocks of "
+        "gemm: %llu x %llu f32 matrices, %d iteration(s), chunks of %llu rows%s (%s), blocks of "
         "%llu x %llu, %d rank(s) x %zu device(s)\n",
         static_cast<unsigned long long>(n), static_cast<unsigned long long>(n), options.iterations,
-        static_cast<unsigned long long>(options.chunk), options.distribution.c_str(),
-        static_cast<unsigned long long>(options.block),
+        static_cast<unsigned long long>(options.chunk),
+        options.distribution == "tiles" ? fmt::format(" by {} columns", options.columns).c_str()
+                                        : "",
+        options.distribution.c_str(), static_cast<unsigned long long>(options.block),
         static_cast<unsigned long long>(options.block), node.size(), node.devices().size());
     std::printf(
         "time %.4f s, throughput %.2f GFLOP/s, %llu superblocks, %llu assembled and %llu "
