@@ -26,17 +26,27 @@ class CpuPoolBlockRunner final : public device::BlockRunner {
   void run(std::uint64_t blocks, const std::function<void(std::uint64_t)>& body) override {
     if (blocks == 0) return;
     const std::uint64_t workers = runtime_.executor(runtime_.cpu()).worker_count();
+    running_.fetch_add(1, std::memory_order_relaxed);
+    const struct Leave {
+      std::atomic<std::uint64_t>& running;
+      ~Leave() { running.fetch_sub(1, std::memory_order_relaxed); }
+    } leave{running_};
     auto job = std::make_shared<Job>(body, blocks, std::min<std::uint64_t>(blocks, 8 * workers));
     // The launching thread runs the first range alone, and asks for helpers only when the rest
-    // would take it longer than waking a worker costs: a small kernel is over before a helper
-    // starts, and the helpers would only take cores from other launches.
+    // would take it longer than waking a worker costs (a small kernel is over before a helper
+    // starts), and only as many as there are workers beyond the launches running side by side:
+    // with a launch on every core, helpers would only take cores from the others.
     const auto started = std::chrono::steady_clock::now();
     job->take(1);
     const auto first = std::chrono::steady_clock::now() - started;
     const std::uint64_t left =
         job->ranges - std::min(job->ranges, job->next.load(std::memory_order_relaxed));
-    if (left > 0 && first * static_cast<std::int64_t>(left) >= hand_off) {
-      for (std::uint64_t h = 0; h < std::min(workers, left); ++h)
+    // Launches running now, this one included: each has a core of its own, so only the workers
+    // beyond them would otherwise idle.
+    const std::uint64_t launches = running_.load(std::memory_order_relaxed);
+    const std::uint64_t helpers = std::min(workers > launches ? workers - launches : 0, left);
+    if (helpers > 0 && first * static_cast<std::int64_t>(left) >= hand_off) {
+      for (std::uint64_t h = 0; h < helpers; ++h)
         runtime_.submit(TaskSpec("cpu kernel blocks").on(runtime_.cpu()), [job] { job->take(); });
     }
     job->take();
@@ -91,6 +101,7 @@ class CpuPoolBlockRunner final : public device::BlockRunner {
   static constexpr std::chrono::microseconds hand_off{50};
 
   Runtime& runtime_;
+  std::atomic<std::uint64_t> running_{0};
 };
 
 }  // namespace

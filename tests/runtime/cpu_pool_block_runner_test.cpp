@@ -1,6 +1,7 @@
 // The CPU device's block runner on the runtime's pool: every block runs once, the launching thread
-// and the pool's workers share the blocks, a launch finishes even when every worker is busy, and a
-// block's exception reaches the launch only once no block runs any more.
+// and the pool's workers share the blocks (but not while launches occupy every core), a launch
+// finishes even when every worker is busy, and a block's exception reaches the launch only once no
+// block runs any more.
 
 #include <gtest/gtest.h>
 
@@ -73,6 +74,34 @@ TEST(CpuPoolBlockRunner, ASmallKernelRunsOnTheLaunchingThreadWithoutHelpers) {
   // Helpers are runtime tasks: two a launch if every launch asked for them. (A launching thread
   // preempted in its first range may ask now and then.)
   EXPECT_LE(rt.summary().tasks_succeeded, 5u);
+}
+
+TEST(CpuPoolBlockRunner, LaunchesOnEveryCoreRunWithoutHelpers) {
+  Runtime rt(workers(2));
+  auto runner = cpu_pool_block_runner(rt);
+  // Two long kernels side by side on two workers' cores: each launch's first block waits until
+  // both launches run, so each sees the other when it weighs helpers, and neither asks for any.
+  std::atomic<int> started{0};
+  std::atomic<int> ran{0};
+  const auto launch = [&] {
+    runner->run(64, [&](std::uint64_t block) {
+      if (block == 0) {
+        started.fetch_add(1);
+        const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (started.load() < 2 && std::chrono::steady_clock::now() < give_up)
+          std::this_thread::yield();
+      }
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+      ran.fetch_add(1);
+    });
+  };
+  std::thread other(launch);
+  launch();
+  other.join();
+  rt.wait_all();
+  EXPECT_EQ(started.load(), 2);
+  EXPECT_EQ(ran.load(), 2 * 64);
+  EXPECT_EQ(rt.summary().tasks_succeeded, 0u);  // a helper is a runtime task
 }
 
 TEST(CpuPoolBlockRunner, ALaunchFinishesWhileEveryWorkerIsBusy) {
