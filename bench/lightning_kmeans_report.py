@@ -4,6 +4,7 @@ lines ("SWEEP N CHUNK time T s (...), throughput X Mpoints/s ...")."""
 import argparse
 import datetime
 import json
+import math
 import platform
 import re
 import statistics
@@ -26,6 +27,30 @@ def parse(path):
 def summary(values):
     return {"median": statistics.median(values), "min": min(values), "max": max(values),
             "runs": values}
+
+
+def flat_range(chunk, share):
+    """The widest run of consecutive chunk sizes whose medians keep `share` of the sweep's best
+    median, as a sentence."""
+    peak = max((r["mpoints_per_s"]["median"] for r in chunk), default=None)
+    runs, run = [], []
+    for r in sorted(chunk, key=lambda r: r["chunk_bytes"]):
+        if peak and r["mpoints_per_s"]["median"] >= share * peak:
+            run.append(r)
+        elif run:
+            runs.append(run)
+            run = []
+    if run:
+        runs.append(run)
+    best = max(runs, key=lambda run: run[-1]["chunk_bytes"] / run[0]["chunk_bytes"], default=None)
+    if not best:
+        return f"no chunk size keeps {100 * share:.0f} % of the best chunk size's throughput."
+
+    def size(b):
+        return f"{b / 2**20:g} MiB" if b >= 2**20 else f"{b / 2**10:g} KiB"
+    lo, hi = best[0]["chunk_bytes"], best[-1]["chunk_bytes"]
+    return (f"≥ {100 * share:.0f} % of the best chunk size's median ({peak:.2f} Mpoints/s) from "
+            f"{size(lo)} to {size(hi)} chunks: {math.log10(hi / lo):.1f} orders of magnitude.")
 
 
 def main():
@@ -76,7 +101,14 @@ def main():
         out.write("Goal (issue 17): ≥ 95 % of the in-capacity throughput at 4x capacity for the "
                   "compute-bound benchmarks (the paper: Correlator −8.8 % at 2x).\n\n")
         out.write("## Throughput against chunk size at 1.25x capacity (the paper's Fig. 10)\n\n")
-        out.write(header + "\n" + "\n".join(fmt(r) for r in chunk) + "\n")
+        out.write(header + "\n" + "\n".join(fmt(r) for r in chunk) + "\n\n")
+        for share in (0.8, 0.9):
+            out.write(f"- {flat_range(chunk, share)}\n")
+        out.write("\nGoal (issue 17): flat over at least two orders of magnitude of chunk size "
+                  "(the paper: about 50 MB to 5 GB on a 16 GB GPU). The upper end is set by the "
+                  "device's capacity (a chunk beyond about a quarter of it leaves little room to "
+                  "overlap copies), the lower end by the runtime's cost per superblock against "
+                  "its kernels' time, in bytes: a larger device widens the range.\n")
     figure, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
     for axis, data, key, label in ((left, size, "times_capacity", "problem size / device capacity"),
                                    (right, chunk, "chunk_bytes", "chunk size (bytes)")):
