@@ -2,8 +2,8 @@
 // DataState: per-datum bookkeeping that orders conflicting accesses in submission order, and the
 // reduce gate that keeps reduce accesses to one datum from running at the same time.
 
+#include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -41,10 +41,25 @@ struct DataState {
   std::vector<TaskState*> reducers;     // the open group of reducers
   std::vector<TaskState*> reduce_base;  // what the open group of reducers waits for
 
-  // Reduce gate: at most one reducer of this datum runs at a time.
+  // Reduce gate: at most one reducer of this datum runs at a time. Its waiters, first come
+  // first served, in a vector that allocates only once one waits (a datum is made for every
+  // reduction partial; a deque allocates two blocks up front). Under gate_lock.
   std::mutex gate_lock;
   TaskState* gate_holder = nullptr;
-  std::deque<TaskState*> gate_waiters;
+  std::vector<TaskState*> gate_waiters;
+  std::size_t gate_waiters_served = 0;  // the waiters before it have left
+
+  void wait_at_gate(TaskState* task) { gate_waiters.push_back(task); }
+  // The next waiter, taken out, or null.
+  TaskState* next_at_gate() {
+    if (gate_waiters_served == gate_waiters.size()) return nullptr;
+    TaskState* next = gate_waiters[gate_waiters_served++];
+    if (gate_waiters_served == gate_waiters.size()) {
+      gate_waiters.clear();
+      gate_waiters_served = 0;
+    }
+    return next;
+  }
 };
 
 // What registering accesses asks of the caller once the registration mutex is released.

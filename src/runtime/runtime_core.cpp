@@ -621,17 +621,14 @@ bool RuntimeCore::acquire_reduce_gates(TaskState* task, bool queue_if_held) {
       gates[i]->gate_holder = task;
       continue;
     }
-    if (queue_if_held) gates[i]->gate_waiters.push_back(task);
+    if (queue_if_held) gates[i]->wait_at_gate(task);
     guard.unlock();
     for (std::size_t held = 0; held < i; ++held) {
       TaskState* next = nullptr;
       {
         std::lock_guard release_guard(gates[held]->gate_lock);
         gates[held]->gate_holder = nullptr;
-        if (!gates[held]->gate_waiters.empty()) {
-          next = gates[held]->gate_waiters.front();
-          gates[held]->gate_waiters.pop_front();
-        }
+        next = gates[held]->next_at_gate();
       }
       if (next != nullptr) dispatch(next);
     }
@@ -650,10 +647,7 @@ void RuntimeCore::release_reduce_gates(TaskState* task) {
     {
       std::lock_guard guard(data.gate_lock);
       data.gate_holder = nullptr;
-      if (!data.gate_waiters.empty()) {
-        next = data.gate_waiters.front();
-        data.gate_waiters.pop_front();
-      }
+      next = data.next_at_gate();
     }
     if (next != nullptr) dispatch(next);
   }
