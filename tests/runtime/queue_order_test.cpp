@@ -91,7 +91,9 @@ TEST_F(QueueOrder, ASuccessorIsEnqueuedWhileItsPredecessorsWorkRuns) {
   EXPECT_FALSE(first.done());
   EXPECT_FALSE(second.done());
   work_gate.open();
-  second.wait();
+  // Until every task retired: a task's completion callbacks run after its waiters are released,
+  // and `order` must see (and outlive) both.
+  rt.wait_all();
   EXPECT_EQ(value.load(), 11);
   EXPECT_EQ(order.names(), (std::vector<std::string>{"first", "second"}));
 }
