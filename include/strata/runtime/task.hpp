@@ -97,6 +97,8 @@ class TaskHandle {
   // Waits until the task finished; throws TaskFailed / TaskCancelled if it did not succeed.
   void wait() const;
   // Runs `callback` once the task finished (at once if it already has), on the finishing thread.
+  // The task's waiters are released first: wait() may return before its callbacks ran;
+  // Runtime::wait_all() returns after them.
   void on_complete(std::function<void(const TaskHandle&)> callback) const;
   // Cancels the task if it has not started; its dependents are cancelled too.
   void cancel() const;
