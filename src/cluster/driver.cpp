@@ -106,7 +106,13 @@ void Driver::post(Batch& batch) {
     planned_[static_cast<std::size_t>(rank)] += plan.ops.size();
     stats_.operations += plan.ops.size();
     ++stats_.messages;
-    network_.post_value(rank, kinds::plan, plan);
+    // The driver's own rank takes its plan as it is, not encoded for the network thread to
+    // decode: that round trip took cores from the kernels, an op at a time.
+    if (rank == network_.rank()) {
+      local_.enqueue(std::move(plan));
+    } else {
+      network_.post_value(rank, kinds::plan, plan);
+    }
   }
 }
 
