@@ -20,6 +20,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "strata/base/adaptive_mutex.hpp"
 #include "strata/base/config.hpp"
 #include "strata/base/error.hpp"
 #include "strata/device/device.hpp"
@@ -273,8 +274,8 @@ class MemoryManager {
   IoExecutor io_executor_;
   std::unique_ptr<IoThreads> io_threads_;  // while no I/O executor is set
 
-  mutable std::mutex state_lock_;
-  std::condition_variable idle_;  // operations_ reached 0
+  mutable AdaptiveMutex state_lock_;
+  std::condition_variable_any idle_;  // operations_ reached 0
 };
 
 }  // namespace strata::memory

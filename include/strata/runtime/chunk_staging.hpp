@@ -9,6 +9,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "strata/base/adaptive_mutex.hpp"
 #include "strata/memory/memory_manager.hpp"
 #include "strata/runtime/runtime.hpp"
 #include "strata/runtime/staging.hpp"
@@ -77,7 +78,7 @@ class ChunkStaging final : public StagingHook {
 
   memory::MemoryManager& memory_;
   Runtime* runtime_;
-  mutable std::mutex lock_;
+  mutable AdaptiveMutex lock_;
   std::unordered_map<std::uint64_t, memory::ChunkId> bindings_;  // DataHandle id -> chunk
   std::map<std::uint32_t, memory::SpaceId> placements_;
   std::unordered_map<std::uint64_t, std::vector<memory::ChunkView>> staged_;  // task id -> views
