@@ -28,6 +28,20 @@ TEST(RangeAllocator, FreedNeighboursMergeIntoOneRange) {
   EXPECT_EQ(pool.used(), 0u);
 }
 
+TEST(RangeAllocator, TakesTheSmallestFreeRangeThatFits) {
+  RangeAllocator pool(4096, 256);
+  auto a = *pool.allocate(1024), b = *pool.allocate(256), c = *pool.allocate(512);
+  ASSERT_EQ(pool.allocate(256), 1792u);  // keeps c's range from merging with the tail
+  pool.free(a, 1024);
+  pool.free(c, 512);
+  EXPECT_EQ(pool.allocate(512), c);  // the 512-byte hole, not the first (1024) one
+  EXPECT_EQ(pool.allocate(768), a);  // the 1024-byte hole before the 2048-byte tail
+  EXPECT_EQ(pool.allocate(2048), 2048u);
+  EXPECT_EQ(pool.largest_free(), 256u);  // a's 256-byte rest
+  pool.free(b, 256);
+  EXPECT_EQ(pool.largest_free(), 512u);  // b merged with a's rest
+}
+
 TEST(RangeAllocator, RandomAllocationsNeverOverlapAndAllReturn) {
   RangeAllocator pool(1 << 20, 64);
   std::map<std::uint64_t, std::uint64_t> live;  // offset -> rounded size
@@ -43,6 +57,8 @@ TEST(RangeAllocator, RandomAllocationsNeverOverlapAndAllReturn) {
           ASSERT_LE(std::prev(next)->first + std::prev(next)->second, *offset);
         }
         live.emplace(*offset, size);
+      } else {
+        ASSERT_LT(pool.largest_free(), pool.rounded(bytes));  // refused only when nothing fits
       }
     } else {
       auto victim = live.begin();
