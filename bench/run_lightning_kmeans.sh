@@ -33,9 +33,10 @@ chunk=$((points_at_capacity / 16))
 for quarters in 1 2 4 6 8 12 16; do
   points+=("size $((points_at_capacity * quarters / 4)) $chunk")
 done
-# (2) Chunk size at 1.25x capacity, 1/2048 to 1/4 of the capacity (at least 256 points).
+# (2) Chunk size at 1.25x capacity, 1/2048 to 1/4 of the capacity in steps of 2 (at least 256
+# points): the ends of the flat range are found to a factor of 2.
 n=$((points_at_capacity * 5 / 4))
-for divisor in 2048 512 128 32 16 8 4; do
+for divisor in 2048 1024 512 256 128 64 32 16 8 4; do
   ((points_at_capacity / divisor >= 256)) || continue
   points+=("chunk $n $((points_at_capacity / divisor))")
 done

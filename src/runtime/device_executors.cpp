@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <utility>
+#include <vector>
 
 #include "strata/runtime/thread_pool_executor.hpp"
 
@@ -18,7 +19,9 @@ namespace {
 // cut into ranges (several per worker, for balance) that every participant claims from a shared
 // counter, so a kernel costs a few task hand-offs instead of one task per range (a small one
 // none), and the launching thread works instead of waiting. The launch returns once every claimed
-// range ran; helpers that start later find nothing left and hold only the shared state.
+// range ran; helpers that start later find nothing left and hold only the shared state. A launch
+// whose ranges are all claimed offers its core to a launch still running with ranges left, so the
+// last launch of a wave (five chunks on two cores) does not run alone on one core.
 class CpuPoolBlockRunner final : public device::BlockRunner {
  public:
   explicit CpuPoolBlockRunner(Runtime& runtime) : runtime_(runtime) {}
@@ -32,6 +35,11 @@ class CpuPoolBlockRunner final : public device::BlockRunner {
       ~Leave() { running.fetch_sub(1, std::memory_order_relaxed); }
     } leave{running_};
     auto job = std::make_shared<Job>(body, blocks, std::min<std::uint64_t>(blocks, 8 * workers));
+    const struct Listed {
+      CpuPoolBlockRunner& runner;
+      const std::shared_ptr<Job>& job;
+      ~Listed() { runner.unlist(job); }
+    } listed{*this, job};
     // The launching thread runs the first range alone, and asks for helpers only when the rest
     // would take it longer than waking a worker costs (a small kernel is over before a helper
     // starts), and only as many as there are workers beyond the launches running side by side:
@@ -39,6 +47,9 @@ class CpuPoolBlockRunner final : public device::BlockRunner {
     const auto started = std::chrono::steady_clock::now();
     job->take(1);
     const auto first = std::chrono::steady_clock::now() - started;
+    job->range_time_ns.store(std::chrono::duration_cast<std::chrono::nanoseconds>(first).count(),
+                             std::memory_order_relaxed);
+    list(job);
     const std::uint64_t left =
         job->ranges - std::min(job->ranges, job->next.load(std::memory_order_relaxed));
     // Launches running now, this one included: each has a core of its own, so only the workers
@@ -46,10 +57,13 @@ class CpuPoolBlockRunner final : public device::BlockRunner {
     const std::uint64_t launches = running_.load(std::memory_order_relaxed);
     const std::uint64_t helpers = std::min(workers > launches ? workers - launches : 0, left);
     if (helpers > 0 && first * static_cast<std::int64_t>(left) >= hand_off) {
+      job->helpers.fetch_add(helpers, std::memory_order_relaxed);
       for (std::uint64_t h = 0; h < helpers; ++h)
         runtime_.submit(TaskSpec("cpu kernel blocks").on(runtime_.cpu()), [job] { job->take(); });
     }
     job->take();
+    unlist(job);
+    offer_core(workers);
     // Ranges a helper claimed may still run: wait for them (they reference `body`).
     for (std::uint64_t seen = job->completed.load(std::memory_order_acquire); seen < job->ranges;
          seen = job->completed.load(std::memory_order_acquire)) {
@@ -87,9 +101,17 @@ class CpuPoolBlockRunner final : public device::BlockRunner {
       }
     }
 
+    // Ranges no participant has claimed yet.
+    std::uint64_t unclaimed() const {
+      const std::uint64_t claimed = next.load(std::memory_order_relaxed);
+      return claimed < ranges ? ranges - claimed : 0;
+    }
+
     const std::function<void(std::uint64_t)>* body;
     const std::uint64_t blocks;
     const std::uint64_t ranges;
+    std::atomic<std::int64_t> range_time_ns{0};  // the first range's, measured by the launcher
+    std::atomic<std::uint64_t> helpers{0};       // helper tasks submitted for it
     std::atomic<std::uint64_t> next{0};
     std::atomic<std::uint64_t> completed{0};
     std::atomic<bool> failed{false};
@@ -97,11 +119,49 @@ class CpuPoolBlockRunner final : public device::BlockRunner {
     std::exception_ptr error;  // the first, read once every range completed
   };
 
+  void list(const std::shared_ptr<Job>& job) {
+    std::lock_guard guard(jobs_lock_);
+    jobs_.push_back(job);
+  }
+
+  void unlist(const std::shared_ptr<Job>& job) {
+    std::lock_guard guard(jobs_lock_);
+    std::erase(jobs_, job);
+  }
+
+  // Called by a launcher with nothing left to claim: if fewer launches than workers remain, one
+  // helper for the listed launch with the most ranges left, when they would take longer than
+  // `offer_above` and it has fewer helpers than the other workers. Below that the launcher's
+  // thread likely takes the next launch before a helper would end (small launches come many at
+  // a time): a helper beside it only costs a wake-up and a shared core.
+  void offer_core(std::uint64_t workers) {
+    if (running_.load(std::memory_order_relaxed) > workers) return;
+    std::shared_ptr<Job> neediest;
+    {
+      std::lock_guard guard(jobs_lock_);
+      for (const std::shared_ptr<Job>& job : jobs_) {
+        if (job->helpers.load(std::memory_order_relaxed) + 1 >= workers) continue;
+        if (!neediest || job->unclaimed() > neediest->unclaimed()) neediest = job;
+      }
+      if (!neediest || neediest->unclaimed() < 2) return;
+      const std::chrono::nanoseconds left(neediest->range_time_ns.load(std::memory_order_relaxed) *
+                                          static_cast<std::int64_t>(neediest->unclaimed()));
+      if (left < offer_above) return;
+      neediest->helpers.fetch_add(1, std::memory_order_relaxed);
+    }
+    runtime_.submit(TaskSpec("cpu kernel blocks").on(runtime_.cpu()),
+                    [neediest] { neediest->take(); });
+  }
+
   // About what handing work to a sleeping pool worker costs (waking it, on a loaded machine).
   static constexpr std::chrono::microseconds hand_off{50};
+  // The least work left in a running launch for which a finished launch offers its core.
+  static constexpr std::chrono::milliseconds offer_above{5};
 
   Runtime& runtime_;
   std::atomic<std::uint64_t> running_{0};
+  std::mutex jobs_lock_;
+  std::vector<std::shared_ptr<Job>> jobs_;  // launches whose launcher still claims ranges
 };
 
 }  // namespace

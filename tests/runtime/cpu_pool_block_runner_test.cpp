@@ -1,7 +1,7 @@
 // The CPU device's block runner on the runtime's pool: every block runs once, the launching thread
-// and the pool's workers share the blocks (but not while launches occupy every core), a launch
-// finishes even when every worker is busy, and a block's exception reaches the launch only once no
-// block runs any more.
+// and the pool's workers share the blocks (but not while launches occupy every core; a launch
+// left alone gets the core of one that finished), a launch finishes even when every worker is busy,
+// and a block's exception reaches the launch only once no block runs any more.
 
 #include <gtest/gtest.h>
 
@@ -11,6 +11,7 @@
 #include <random>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "strata/runtime/device_executors.hpp"
@@ -81,15 +82,26 @@ TEST(CpuPoolBlockRunner, LaunchesOnEveryCoreRunWithoutHelpers) {
   auto runner = cpu_pool_block_runner(rt);
   // Two long kernels side by side on two workers' cores: each launch's first block waits until
   // both launches run, so each sees the other when it weighs helpers, and neither asks for any.
+  // The blocks of each one's last two ranges (of 16) wait until both reached them, so neither
+  // finishes with ranges of the other left to offer its core to.
   std::atomic<int> started{0};
+  std::atomic<int> at_the_end{0};
   std::atomic<int> ran{0};
+  const auto wait_for_both = [](std::atomic<int>& count) {
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (count.load() < 2 && std::chrono::steady_clock::now() < give_up)
+      std::this_thread::yield();
+  };
   const auto launch = [&] {
+    bool reached_the_end = false;
     runner->run(64, [&](std::uint64_t block) {
       if (block == 0) {
         started.fetch_add(1);
-        const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-        while (started.load() < 2 && std::chrono::steady_clock::now() < give_up)
-          std::this_thread::yield();
+        wait_for_both(started);
+      }
+      if (block >= 56) {
+        if (!std::exchange(reached_the_end, true)) at_the_end.fetch_add(1);
+        wait_for_both(at_the_end);
       }
       std::this_thread::sleep_for(std::chrono::microseconds(50));
       ran.fetch_add(1);
@@ -102,6 +114,43 @@ TEST(CpuPoolBlockRunner, LaunchesOnEveryCoreRunWithoutHelpers) {
   EXPECT_EQ(started.load(), 2);
   EXPECT_EQ(ran.load(), 2 * 64);
   EXPECT_EQ(rt.summary().tasks_succeeded, 0u);  // a helper is a runtime task
+}
+
+TEST(CpuPoolBlockRunner, ALaunchLeftAloneGetsTheCoreOfALaunchThatFinished) {
+  Runtime rt(workers(2));
+  auto runner = cpu_pool_block_runner(rt);
+  // A short launch beside a long one on two workers' cores. The long one weighs helpers while
+  // the short one still runs (the short one's blocks wait for the long one's block 4, which runs
+  // only after its first range and that weighing), so it asks for none; once the short one has
+  // nothing left to claim it offers its core, and a pool worker runs some of the long one's
+  // blocks (each 1 ms: 16 ranges of 4 ms).
+  std::atomic<bool> short_started{false};
+  std::atomic<bool> long_past_first_range{false};
+  std::atomic<int> long_blocks_on_the_pool{0};
+  const std::thread::id main_launcher = std::this_thread::get_id();
+  std::thread short_launch([&] {
+    runner->run(64, [&](std::uint64_t) {
+      short_started.store(true);
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (!long_past_first_range.load() && std::chrono::steady_clock::now() < give_up)
+        std::this_thread::yield();
+    });
+  });
+  const std::thread::id short_launcher = short_launch.get_id();
+  runner->run(64, [&](std::uint64_t block) {
+    if (block == 0) {
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (!short_started.load() && std::chrono::steady_clock::now() < give_up)
+        std::this_thread::yield();
+    }
+    if (block >= 4) long_past_first_range.store(true);
+    const std::thread::id self = std::this_thread::get_id();
+    if (self != main_launcher && self != short_launcher) long_blocks_on_the_pool.fetch_add(1);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  });
+  short_launch.join();
+  rt.wait_all();
+  EXPECT_GT(long_blocks_on_the_pool.load(), 0);
 }
 
 TEST(CpuPoolBlockRunner, ALaunchFinishesWhileEveryWorkerIsBusy) {
