@@ -35,11 +35,6 @@ class CpuPoolBlockRunner final : public device::BlockRunner {
       ~Leave() { running.fetch_sub(1, std::memory_order_relaxed); }
     } leave{running_};
     auto job = std::make_shared<Job>(body, blocks, std::min<std::uint64_t>(blocks, 8 * workers));
-    const struct Listed {
-      CpuPoolBlockRunner& runner;
-      const std::shared_ptr<Job>& job;
-      ~Listed() { runner.unlist(job); }
-    } listed{*this, job};
     // The launching thread runs the first range alone, and asks for helpers only when the rest
     // would take it longer than waking a worker costs (a small kernel is over before a helper
     // starts), and only as many as there are workers beyond the launches running side by side:
@@ -47,11 +42,19 @@ class CpuPoolBlockRunner final : public device::BlockRunner {
     const auto started = std::chrono::steady_clock::now();
     job->take(1);
     const auto first = std::chrono::steady_clock::now() - started;
-    job->range_time_ns.store(std::chrono::duration_cast<std::chrono::nanoseconds>(first).count(),
-                             std::memory_order_relaxed);
-    list(job);
-    const std::uint64_t left =
-        job->ranges - std::min(job->ranges, job->next.load(std::memory_order_relaxed));
+    const std::uint64_t left = job->unclaimed();
+    // A launch long enough for a finished launch's core is listed for offers until it returns.
+    job->range_time = first;
+    const bool offered = first * static_cast<std::int64_t>(left) >= offer_above;
+    if (offered) list(job);
+    const struct Unlist {
+      CpuPoolBlockRunner& runner;
+      const std::shared_ptr<Job>& job;
+      bool listed;
+      ~Unlist() {
+        if (listed) runner.unlist(job);
+      }
+    } unlist{*this, job, offered};
     // Launches running now, this one included: each has a core of its own, so only the workers
     // beyond them would otherwise idle.
     const std::uint64_t launches = running_.load(std::memory_order_relaxed);
@@ -62,7 +65,6 @@ class CpuPoolBlockRunner final : public device::BlockRunner {
         runtime_.submit(TaskSpec("cpu kernel blocks").on(runtime_.cpu()), [job] { job->take(); });
     }
     job->take();
-    unlist(job);
     offer_core(workers);
     // Ranges a helper claimed may still run: wait for them (they reference `body`).
     for (std::uint64_t seen = job->completed.load(std::memory_order_acquire); seen < job->ranges;
@@ -110,8 +112,8 @@ class CpuPoolBlockRunner final : public device::BlockRunner {
     const std::function<void(std::uint64_t)>* body;
     const std::uint64_t blocks;
     const std::uint64_t ranges;
-    std::atomic<std::int64_t> range_time_ns{0};  // the first range's, measured by the launcher
-    std::atomic<std::uint64_t> helpers{0};       // helper tasks submitted for it
+    std::chrono::nanoseconds range_time{0};  // the first range's, set before the job is listed
+    std::atomic<std::uint64_t> helpers{0};   // helper tasks submitted for it
     std::atomic<std::uint64_t> next{0};
     std::atomic<std::uint64_t> completed{0};
     std::atomic<bool> failed{false};
@@ -122,11 +124,13 @@ class CpuPoolBlockRunner final : public device::BlockRunner {
   void list(const std::shared_ptr<Job>& job) {
     std::lock_guard guard(jobs_lock_);
     jobs_.push_back(job);
+    listed_.store(jobs_.size(), std::memory_order_relaxed);
   }
 
   void unlist(const std::shared_ptr<Job>& job) {
     std::lock_guard guard(jobs_lock_);
     std::erase(jobs_, job);
+    listed_.store(jobs_.size(), std::memory_order_relaxed);
   }
 
   // Called by a launcher with nothing left to claim: if fewer launches than workers remain, one
@@ -135,6 +139,7 @@ class CpuPoolBlockRunner final : public device::BlockRunner {
   // thread likely takes the next launch before a helper would end (small launches come many at
   // a time): a helper beside it only costs a wake-up and a shared core.
   void offer_core(std::uint64_t workers) {
+    if (listed_.load(std::memory_order_relaxed) == 0) return;  // small launches: no lock taken
     if (running_.load(std::memory_order_relaxed) > workers) return;
     std::shared_ptr<Job> neediest;
     {
@@ -144,9 +149,8 @@ class CpuPoolBlockRunner final : public device::BlockRunner {
         if (!neediest || job->unclaimed() > neediest->unclaimed()) neediest = job;
       }
       if (!neediest || neediest->unclaimed() < 2) return;
-      const std::chrono::nanoseconds left(neediest->range_time_ns.load(std::memory_order_relaxed) *
-                                          static_cast<std::int64_t>(neediest->unclaimed()));
-      if (left < offer_above) return;
+      if (neediest->range_time * static_cast<std::int64_t>(neediest->unclaimed()) < offer_above)
+        return;
       neediest->helpers.fetch_add(1, std::memory_order_relaxed);
     }
     runtime_.submit(TaskSpec("cpu kernel blocks").on(runtime_.cpu()),
@@ -161,7 +165,8 @@ class CpuPoolBlockRunner final : public device::BlockRunner {
   Runtime& runtime_;
   std::atomic<std::uint64_t> running_{0};
   std::mutex jobs_lock_;
-  std::vector<std::shared_ptr<Job>> jobs_;  // launches whose launcher still claims ranges
+  std::vector<std::shared_ptr<Job>> jobs_;  // long launches not returned yet
+  std::atomic<std::size_t> listed_{0};      // jobs_.size(), read without the lock
 };
 
 }  // namespace
