@@ -123,7 +123,7 @@ TEST(CpuPoolBlockRunner, ALaunchLeftAloneGetsTheCoreOfALaunchThatFinished) {
   // the short one still runs (the short one's blocks wait for the long one's block 4, which runs
   // only after its first range and that weighing), so it asks for none; once the short one has
   // nothing left to claim it offers its core, and a pool worker runs some of the long one's
-  // blocks (each 1 ms: 16 ranges of 4 ms).
+  // blocks (each 2 ms: 16 ranges of 8 ms, time enough for the offer on a loaded machine).
   std::atomic<bool> short_started{false};
   std::atomic<bool> long_past_first_range{false};
   std::atomic<int> long_blocks_on_the_pool{0};
@@ -146,7 +146,7 @@ TEST(CpuPoolBlockRunner, ALaunchLeftAloneGetsTheCoreOfALaunchThatFinished) {
     if (block >= 4) long_past_first_range.store(true);
     const std::thread::id self = std::this_thread::get_id();
     if (self != main_launcher && self != short_launcher) long_blocks_on_the_pool.fetch_add(1);
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
   });
   short_launch.join();
   rt.wait_all();
