@@ -25,6 +25,14 @@ Config workers(unsigned count) {
   return config;
 }
 
+// Yields until `done` holds, for 10 s at most (a test that goes wrong fails instead of hanging).
+template <typename Done>
+void wait_until(Done done) {
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!done() && std::chrono::steady_clock::now() < give_up)
+    std::this_thread::yield();
+}
+
 TEST(CpuPoolBlockRunner, EveryBlockRunsExactlyOnceForRandomCounts) {
   std::mt19937 random(7);
   for (unsigned threads : {1u, 2u, 3u}) {
@@ -88,9 +96,7 @@ TEST(CpuPoolBlockRunner, LaunchesOnEveryCoreRunWithoutHelpers) {
   std::atomic<int> at_the_end{0};
   std::atomic<int> ran{0};
   const auto wait_for_both = [](std::atomic<int>& count) {
-    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (count.load() < 2 && std::chrono::steady_clock::now() < give_up)
-      std::this_thread::yield();
+    wait_until([&] { return count.load() >= 2; });
   };
   const auto launch = [&] {
     bool reached_the_end = false;
@@ -131,18 +137,12 @@ TEST(CpuPoolBlockRunner, ALaunchLeftAloneGetsTheCoreOfALaunchThatFinished) {
   std::thread short_launch([&] {
     runner->run(64, [&](std::uint64_t) {
       short_started.store(true);
-      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-      while (!long_past_first_range.load() && std::chrono::steady_clock::now() < give_up)
-        std::this_thread::yield();
+      wait_until([&] { return long_past_first_range.load(); });
     });
   });
   const std::thread::id short_launcher = short_launch.get_id();
   runner->run(64, [&](std::uint64_t block) {
-    if (block == 0) {
-      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-      while (!short_started.load() && std::chrono::steady_clock::now() < give_up)
-        std::this_thread::yield();
-    }
+    if (block == 0) wait_until([&] { return short_started.load(); });
     if (block >= 4) long_past_first_range.store(true);
     const std::thread::id self = std::this_thread::get_id();
     if (self != main_launcher && self != short_launcher) long_blocks_on_the_pool.fetch_add(1);
