@@ -142,7 +142,7 @@ MemoryManager::MemoryManager(const MemoryOptions& options,
     space->stats = SpaceStats{dev->info().id, SpaceKind::device, capacity};
     space->device = dev;
     space->pool = std::move(pool);
-    // Chunks start where the device can take an array argument (OpenCL sub-buffers).
+    // Chunks start where the device takes arrays best (OpenCL: its base-address alignment).
     space->allocator = std::make_unique<RangeAllocator>(
         capacity, std::max<std::uint64_t>(256, dev->info().buffer_offset_alignment));
     device_spaces_[dev] = SpaceId{static_cast<std::uint32_t>(spaces_.size())};

@@ -56,8 +56,13 @@ TEST(KernelSource, OpenclWrapperBakesInBlockAndArrayOffsets) {
             std::string::npos)
       << s;
   EXPECT_NE(s.find("(uint3)(1024u + (uint)get_group_id(0)"), std::string::npos) << s;
-  EXPECT_NE(s.find("output = output_local - 1024ul;"), std::string::npos) << s;
-  EXPECT_NE(s.find("input = input_local - 1023ul;"), std::string::npos) << s;
+  EXPECT_NE(s.find("output = output_local + strata_offset_output - 1024ul;"), std::string::npos)
+      << s;
+  EXPECT_NE(s.find("input = input_local + strata_offset_input - 1023ul;"), std::string::npos) << s;
+  // The arrays' offsets in their buffers are the last parameters.
+  EXPECT_NE(s.find("ulong strata_offset_output, ulong strata_offset_input)"), std::string::npos)
+      << s;
+  EXPECT_EQ(generated.array_offset_params, 2u);
 }
 
 TEST(KernelSource, TwoDimensionalPlacementShiftsByRowStride) {
@@ -79,6 +84,54 @@ TEST(KernelSource, DirectKernelsGetOnlyTheirDefines) {
   const auto generated = generate_opencl_source(kernel, {});
   EXPECT_EQ(generated.entry_point, "scale");
   EXPECT_EQ(generated.source, "#define FACTOR 2\n__kernel void scale() {}");
+  EXPECT_EQ(generated.array_offset_params, 0u);
+}
+
+// A direct kernel with arrays takes each as its buffer and an element offset: the declared
+// names are renamed, an offset per array follows the declared parameters, and inside the body a
+// macro restores each name, shifted; lines keep their numbers. Comments and strings with
+// brackets or the kernel's name do not mislead the search.
+TEST(KernelSource, DirectKernelsTakeEachArrayAsItsBufferAndAnOffset) {
+  const std::string user =
+      "// axpy(x) { not this one }\n"
+      "float twice(float v) { return 2 * v; }\n"
+      "__kernel __attribute__((reqd_work_group_size(64, 1, 1)))\n"
+      "void axpy(uint n, float a, __global const float* restrict xs,\n"
+      "          __global float* ys) {\n"
+      "  const size_t i = get_global_id(0); /* } */\n"
+      "  if (i < n) ys[i] = a * twice(xs[i]) + ys[i];\n"
+      "}\n"
+      "__kernel void other(__global float* ys) { ys[0] = 1; }\n";
+  auto kernel = KernelDefinition("axpy")
+                    .scalar<std::uint32_t>("n")
+                    .scalar<float>("a")
+                    .array<float>("x", ParamAccess::read)
+                    .array<float>("y", ParamAccess::read_write)
+                    .opencl(user);
+  const auto generated = generate_opencl_source(kernel, {});
+  const auto& s = generated.source;
+  EXPECT_EQ(generated.entry_point, "axpy");
+  EXPECT_EQ(generated.array_offset_params, 2u);
+  EXPECT_NE(s.find("void axpy(uint n, float a, __global const float* restrict strata_array_xs,\n"
+                   "          __global float* strata_array_ys, ulong strata_offset_x, ulong "
+                   "strata_offset_y) {\n"
+                   "#define xs (strata_array_xs + strata_offset_x)\n"
+                   "#define ys (strata_array_ys + strata_offset_y)\n"
+                   "#line 5 \"axpy.cl\"\n"),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.find("#undef xs\n#undef ys\n#line 8 \"axpy.cl\"\n}\n__kernel void other("
+                   "__global float* ys) { ys[0] = 1; }"),
+            std::string::npos)
+      << s;
+  EXPECT_EQ(s.find("#line 1 \"axpy.cl\"\n// axpy(x) { not this one }\nfloat twice"), 0u) << s;
+  // A declaration that does not match the signature is left for the compile to report.
+  auto mismatched = KernelDefinition("k")
+                        .array<float>("out", ParamAccess::write)
+                        .opencl("__kernel void k(__global float* out, uint n) {}");
+  EXPECT_EQ(generate_opencl_source(mismatched, {}).array_offset_params, 0u);
+  EXPECT_EQ(generate_opencl_source(mismatched, {}).source,
+            "__kernel void k(__global float* out, uint n) {}");
 }
 
 // With origins at launch only the extents are compiled in: the block offset is a trailing
@@ -105,10 +158,12 @@ TEST(KernelSource, OriginsAtLaunchAreTrailingParametersNotConstants) {
   const auto opencl = generate_opencl_source(ported_stencil(), one).source;
   EXPECT_EQ(opencl, generate_opencl_source(ported_stencil(), other).source);
   EXPECT_NE(opencl.find("uint strata_block_offset_z, long strata_origin_shift_output, long "
-                        "strata_origin_shift_input)"),
+                        "strata_origin_shift_input, ulong strata_offset_output, ulong "
+                        "strata_offset_input)"),
             std::string::npos)
       << opencl;
-  EXPECT_NE(opencl.find("input = input_local - strata_origin_shift_input;"), std::string::npos)
+  EXPECT_NE(opencl.find("input = input_local + strata_offset_input - strata_origin_shift_input;"),
+            std::string::npos)
       << opencl;
   EXPECT_EQ(opencl_origin_parameter_count(ported_stencil(), one, KernelStyle::virtual_blocks), 5u);
   EXPECT_EQ(opencl_origin_parameter_count(ported_stencil(), worker_constants(),

@@ -107,8 +107,8 @@ TEST(DefaultDevicePool, AConfiguredCapacityIsAllocatedAsGiven) {
 }
 
 TEST(DevicePool, ChunksStartWhereTheDeviceTakesAnArrayArgument) {
-  // NVIDIA's OpenCL takes sub-buffers at multiples of 512 B; chunks of 100 B must not pack at
-  // the pool's usual 256 B.
+  // NVIDIA's OpenCL aligns base addresses to 512 B; chunks of 100 B must not pack at the pool's
+  // usual 256 B.
   SharedDevice device({1000 * MiB}, 1000 * MiB, 512);
   device::Device* devices[1] = {&device};
   MemoryOptions options = default_capacity();

@@ -34,8 +34,8 @@ struct DeviceInfo {
   std::uint64_t max_allocation_bytes = 0;
   unsigned max_block_threads = 0;  // largest work-group / thread block
   bool host_memory = false;        // its memory is host memory (CPU backend, PoCL)
-  // Array arguments at an offset into a buffer need offsets that are multiples of this (OpenCL
-  // sub-buffers: CL_DEVICE_MEM_BASE_ADDR_ALIGN, 512 B on NVIDIA's).
+  // Where arrays in a buffer best start: offsets that are multiples of this (OpenCL:
+  // CL_DEVICE_MEM_BASE_ADDR_ALIGN, 512 B on NVIDIA's); the memory manager places chunks so.
   std::uint64_t buffer_offset_alignment = 1;
 };
 

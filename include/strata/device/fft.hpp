@@ -32,8 +32,7 @@ struct FftShape {
 };
 
 // Where a transform's array lies: a device buffer and a byte offset into it (a multiple of 4 for
-// real arrays, of 8 for spectra; OpenCL devices also want a multiple of their sub-buffer
-// alignment, CL_DEVICE_MEM_BASE_ADDR_ALIGN). Converts from a buffer: offset 0.
+// real arrays, of 8 for spectra). Converts from a buffer: offset 0.
 struct FftArray {
   FftArray(const DeviceBuffer& array, std::uint64_t byte_offset = 0)  // NOLINT: implicit on purpose
       : buffer(&array), offset(byte_offset) {}

@@ -14,10 +14,14 @@
 
 namespace strata::device {
 
-// The complete OpenCL C program and the name of its entry point.
+// The complete OpenCL C program and the name of its entry point. An OpenCL entry point takes
+// each array as its whole buffer plus an element offset: `array_offset_params` trailing ulong
+// parameters, one per array parameter in order, after any origins (0 for CUDA, for a kernel
+// without arrays, and for a direct source whose declaration does not match its signature).
 struct GeneratedSource {
   std::string source;
   std::string entry_point;
+  std::size_t array_offset_params = 0;
 };
 
 GeneratedSource generate_opencl_source(const KernelDefinition& kernel,

@@ -231,46 +231,59 @@ Event ClfftPlan::run(clfftPlanHandle plan, clfftDirection direction, const char*
                                     cl_error_name(status)));
     }
   }
-  // The scratch buffer is released once the transform has completed (the device's SubBuffers),
-  // or at once when it was not enqueued; the arrays' regions are the device's, kept.
-  SubBuffers& sub_buffers = device_.sub_buffers();
+  // The scratch and staging buffers are released once the transform has completed (the device's
+  // DeferredReleases), or at once when it was not enqueued.
+  DeferredReleases& releases = device_.deferred_releases();
   std::vector<cl_mem> owned;
   if (scratch != nullptr) owned.push_back(scratch);
   cl_event enqueued = nullptr;
   const auto release_owned = [&] {
     for (cl_mem object : owned)
-      sub_buffers.release_after(object, enqueued);
+      releases.release_after(object, enqueued);
   };
   try {
-    const auto region = [&](FftArray array, std::uint64_t bytes, const char* what) {
-      cl_mem whole = static_cast<cl_mem>(array.buffer->handle());
-      if (array.offset == 0) return whole;
-      if (array.offset % device_.sub_buffer_alignment() != 0) {
-        throw DeviceError(fmt::format(
-            "opencl {}: {} FFT of {}: the {} array starts at byte {}, not a multiple of the "
-            "device's sub-buffer alignment ({} B)",
-            *device_.label(), name, shape().describe(), what, array.offset,
-            device_.sub_buffer_alignment()));
-      }
+    // An array at an offset goes through a buffer of its own (clFFT takes whole buffers).
+    const auto staged = [&](FftArray array, std::uint64_t bytes, const char* what) {
+      if (array.offset == 0) return static_cast<cl_mem>(array.buffer->handle());
       cl_int status = CL_SUCCESS;
-      cl_mem sub = sub_buffers.region(whole, array.offset, bytes, status);
+      cl_mem own = clCreateBuffer(context_->context, CL_MEM_READ_WRITE, bytes, nullptr, &status);
       if (status != CL_SUCCESS) {
         throw DeviceError(
-            fmt::format("opencl {}: {} FFT of {}: cannot make a sub-buffer of the {} "
-                        "array: {}",
-                        *device_.label(), name, shape().describe(), what, cl_error_name(status)));
+            fmt::format("opencl {}: {} FFT of {}: cannot allocate {} B for the {} "
+                        "array at byte {}: {}",
+                        *device_.label(), name, shape().describe(), bytes, what, array.offset,
+                        cl_error_name(status)));
       }
-      return sub;
+      owned.push_back(own);
+      return own;
     };
-    cl_mem input = region(in, in_bytes, "input");
-    cl_mem output = region(out, out_bytes, "output");
+    cl_mem input = staged(in, in_bytes, "input");
+    cl_mem output = staged(out, out_bytes, "output");
     const std::string operation = fmt::format("{} FFT of {}", name, shape().describe());
+    // One in-order queue: the copy in, the transform and the copy out run in that order; the
+    // wait list holds back the first, the event is the last's.
     Event done = native->enqueue_native(
         operation.c_str(), after,
         [&](cl_command_queue commands, cl_uint count, const cl_event* list, cl_event* event) {
-          std::lock_guard calls(clfft_calls());
-          const auto status = static_cast<cl_int>(clfftEnqueueTransform(
-              plan, direction, 1, &commands, count, list, event, &input, &output, scratch));
+          cl_int status = CL_SUCCESS;
+          if (in.offset != 0) {
+            status = clEnqueueCopyBuffer(commands, static_cast<cl_mem>(in.buffer->handle()), input,
+                                         in.offset, 0, in_bytes, count, list, nullptr);
+            count = 0;
+            list = nullptr;
+          }
+          if (status != CL_SUCCESS) return status;
+          {
+            std::lock_guard calls(clfft_calls());
+            status = static_cast<cl_int>(
+                clfftEnqueueTransform(plan, direction, 1, &commands, count, list,
+                                      out.offset == 0 ? event : nullptr, &input, &output, scratch));
+          }
+          if (status == CL_SUCCESS && out.offset != 0) {
+            status =
+                clEnqueueCopyBuffer(commands, output, static_cast<cl_mem>(out.buffer->handle()), 0,
+                                    out.offset, out_bytes, 0, nullptr, event);
+          }
           if (status == CL_SUCCESS) enqueued = *event;
           return status;
         });

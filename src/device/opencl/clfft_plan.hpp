@@ -17,8 +17,8 @@ class ClfftPlan final : public FftPlan {
   // when clFFT refuses the shape (its lengths must be products of 2, 3, 5, 7, 11 and 13).
   ClfftPlan(const FftShape& shape, OpenClDevice& device);
   ~ClfftPlan() override;
-  // Arrays at an offset are passed as sub-buffers (the offset must be a multiple of the
-  // device's sub-buffer alignment).
+  // clFFT takes whole buffers: an array at an offset is copied into a buffer of its own on the
+  // same queue (and the result out of one), never passed as a sub-buffer (see GeneratedSource).
   Event forward(Queue& queue, FftArray real, FftArray spectrum,
                 std::span<const Event> after) override;
   Event inverse(Queue& queue, FftArray spectrum, FftArray real,

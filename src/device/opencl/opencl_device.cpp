@@ -53,9 +53,8 @@ OpenClDevice::OpenClDevice(cl_platform_id platform, cl_device_id device, std::st
   info_.max_block_threads =
       static_cast<unsigned>(device_value<std::size_t>(device, CL_DEVICE_MAX_WORK_GROUP_SIZE));
   info_.host_memory = device_value<cl_bool>(device, CL_DEVICE_HOST_UNIFIED_MEMORY) == CL_TRUE;
-  sub_buffer_alignment_ =
+  info_.buffer_offset_alignment =
       std::max<std::uint64_t>(1, device_value<cl_uint>(device, CL_DEVICE_MEM_BASE_ADDR_ALIGN) / 8);
-  info_.buffer_offset_alignment = sub_buffer_alignment_;
   label_ = std::make_shared<const std::string>(fmt::format("{} ({})", info_.id, info_.name));
   cache_key_ =
       fmt::format("{}|{}|{}", info_.platform, info_.name, device_string(device, CL_DRIVER_VERSION));
@@ -84,7 +83,7 @@ DeviceBuffer OpenClDevice::allocate(std::uint64_t bytes) {
 }
 
 void OpenClDevice::release(void* handle, std::uint64_t) noexcept {
-  sub_buffers_->release_parent(static_cast<cl_mem>(handle));
+  clReleaseMemObject(static_cast<cl_mem>(handle));
 }
 
 HostBuffer OpenClDevice::allocate_host(std::uint64_t bytes) {

@@ -178,8 +178,10 @@ std::shared_ptr<const CompiledKernel> compile_opencl_kernel(const KernelDefiniti
   }
   cl_uint arguments = 0;
   clGetKernelInfo(native, CL_KERNEL_NUM_ARGS, sizeof arguments, &arguments, nullptr);
-  const std::size_t expected = kernel.params().size() + opencl_origin_parameter_count(
-                                                            kernel, options, kernel.opencl_style());
+  const std::size_t expected =
+      kernel.params().size() +
+      opencl_origin_parameter_count(kernel, options, kernel.opencl_style()) +
+      generated.array_offset_params;
   if (arguments != expected) {
     clReleaseKernel(native);
     throw KernelCompileError(
@@ -192,6 +194,7 @@ std::shared_ptr<const CompiledKernel> compile_opencl_kernel(const KernelDefiniti
   auto compiled = std::make_shared<OpenClCompiledKernel>(kernel, options, target.context,
                                                          target.owner, program.take(), native);
   compiled->set_from_cache(from_cache);
+  compiled->set_takes_array_offsets(generated.array_offset_params > 0);
   return compiled;
 }
 

@@ -29,6 +29,10 @@ class OpenClCompiledKernel final : public CompiledKernel {
   // clSetKernelArg is not thread-safe per kernel object: hold this from the first
   // clSetKernelArg to clEnqueueNDRangeKernel.
   std::mutex& lock() const { return lock_; }
+  // Whether each array argument is followed, after the other trailing parameters, by its element
+  // offset (GeneratedSource::array_offset_params); false only for kernels without arrays.
+  bool takes_array_offsets() const { return takes_array_offsets_; }
+  void set_takes_array_offsets(bool takes) { takes_array_offsets_ = takes; }
 
  private:
   std::shared_ptr<OpenClContext> context_;
@@ -36,6 +40,7 @@ class OpenClCompiledKernel final : public CompiledKernel {
   cl_program program_;
   cl_kernel kernel_;
   mutable std::mutex lock_;
+  bool takes_array_offsets_ = false;
 };
 
 // Where and how to compile: the device's objects, its label for messages, and the cache.

@@ -184,7 +184,6 @@ Event OpenClQueue::launch(const CompiledKernel& kernel, const LaunchGeometry& ge
                                         name, *device_.label()));
   }
   validate_arguments(definition, args);
-  const std::uint64_t alignment = device_.sub_buffer_alignment();
   for (std::size_t i = 0; i < args.size(); ++i) {
     const KernelArg& arg = args[i];
     if (!arg.is_array) continue;
@@ -195,14 +194,6 @@ Event OpenClQueue::launch(const CompiledKernel& kernel, const LaunchGeometry& ge
           fmt::format("kernel '{}', parameter {} '{}': the buffer belongs to another device ({}), "
                       "not {}",
                       name, i, param, arg.buffer->device()->info().id, *device_.label()));
-    }
-    if (arg.byte_offset % alignment != 0) {
-      throw KernelLaunchError(
-          name, param,
-          fmt::format("kernel '{}', parameter {} '{}': offset {} B is not a multiple of {} B, the "
-                      "sub-buffer alignment of {} (CL_DEVICE_MEM_BASE_ADDR_ALIGN); pass the "
-                      "offset as a scalar or use a virtual-blocks placement",
-                      name, i, param, arg.byte_offset, alignment, *device_.label()));
     }
   }
   if (geometry.dimensions < 1 || geometry.dimensions > 3) {
@@ -227,14 +218,22 @@ Event OpenClQueue::launch(const CompiledKernel& kernel, const LaunchGeometry& ge
   }
 
   // Origins at launch: the block offset, then each array's shift, after the kernel's arguments.
-  std::vector<KernelArg> origins;
+  std::vector<KernelArg> trailing;
   if (const auto shifts = launch_shifts(kernel, args, definition.opencl_style())) {
     for (std::uint32_t offset : shifts->block_offset)
-      origins.push_back(KernelArg::value(offset));
+      trailing.push_back(KernelArg::value(offset));
     for (std::int64_t shift : shifts->elements)
-      origins.push_back(KernelArg::value(shift));
+      trailing.push_back(KernelArg::value(shift));
   }
-  SubBuffers& sub_buffers = device_.sub_buffers();
+  // Each array's element offset in its buffer, after the origins (the program takes whole
+  // buffers, never sub-buffers: see GeneratedSource).
+  if (compiled->takes_array_offsets()) {
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      const KernelArg& arg = args[i];
+      if (!arg.is_array) continue;
+      trailing.push_back(KernelArg::value<std::uint64_t>(arg.byte_offset / size_of(arg.type)));
+    }
+  }
   const cl_kernel native = compiled->native();
   return submit("kernel launch", after, [&](cl_uint n, const cl_event* list, cl_event* event) {
     std::lock_guard guard(compiled->lock());
@@ -244,11 +243,7 @@ Event OpenClQueue::launch(const CompiledKernel& kernel, const LaunchGeometry& ge
       cl_int status = CL_SUCCESS;
       if (arg.is_array) {
         cl_mem buffer = mem_of(*arg.buffer);
-        if (arg.byte_offset != 0) {
-          buffer = sub_buffers.region(buffer, arg.byte_offset,
-                                      arg.buffer->bytes() - arg.byte_offset, status);
-        }
-        if (status == CL_SUCCESS) status = clSetKernelArg(native, index, sizeof buffer, &buffer);
+        status = clSetKernelArg(native, index, sizeof buffer, &buffer);
       } else {
         status = clSetKernelArg(native, index, size_of(arg.type), arg.scalar_bytes.data());
       }
@@ -262,14 +257,14 @@ Event OpenClQueue::launch(const CompiledKernel& kernel, const LaunchGeometry& ge
                         arg.is_array ? "array of" : "scalar", to_string(arg.type)));
       }
     }
-    for (std::size_t j = 0; j < origins.size(); ++j) {
+    for (std::size_t j = 0; j < trailing.size(); ++j) {
       const cl_int status =
-          clSetKernelArg(native, static_cast<cl_uint>(args.size() + j), size_of(origins[j].type),
-                         origins[j].scalar_bytes.data());
+          clSetKernelArg(native, static_cast<cl_uint>(args.size() + j), size_of(trailing[j].type),
+                         trailing[j].scalar_bytes.data());
       if (status != CL_SUCCESS) {
         throw KernelLaunchError(name, "",
-                                fmt::format("kernel '{}': {} refused origin argument {} ({})", name,
-                                            *device_.label(), j, cl_error_name(status)));
+                                fmt::format("kernel '{}': {} refused trailing argument {} ({})",
+                                            name, *device_.label(), j, cl_error_name(status)));
       }
     }
     const cl_int status = clEnqueueNDRangeKernel(queue_, native, dims, nullptr, global.data(),

@@ -29,9 +29,8 @@ class OpenClQueue final : public Queue {
   Event copy_rect_on_device(const DeviceBuffer& destination, const BufferRect& to,
                             const DeviceBuffer& source, const BufferRect& from,
                             const RectExtent& extent, std::span<const Event> after) override;
-  // Array arguments with a byte offset are passed as sub-buffers, so the offset must be a
-  // multiple of the device's CL_DEVICE_MEM_BASE_ADDR_ALIGN (128 B on PoCL); other offsets are
-  // refused (pass the offset as a scalar, or use a virtual-blocks placement instead).
+  // An array argument is passed as its whole buffer and its offset in elements (a trailing
+  // argument, GeneratedSource); an offset that is not a whole number of elements is refused.
   Event launch(const CompiledKernel& kernel, const LaunchGeometry& geometry, const KernelArgs& args,
                std::span<const Event> after) override;
   Event marker() override;
