@@ -6,8 +6,8 @@
 # h200). Each section has a time limit; together they take more than one 10-minute command, so
 # pick sections to fit a lease. A section cut short leaves its log and no result file.
 # Usage: bench/run_gpu.sh OUT [sections, comma list; default tests,allpairs,phylogeny_equal,
-#        launch,overhead,pooled,arrays,coclustering,pentax,camera_opencl,trace,capacity,
-#        correlator,kmeans_trace,kmeans]
+#        allpairs_apps,launch,overhead,pooled,arrays,coclustering,pentax,camera_opencl,trace,
+#        capacity,correlator,kmeans_trace,kmeans]
 #        (STRATA_GPU_PACK: the pack, default .device; STRATA_GPU_DEADLINE: seconds for all)
 set -uo pipefail
 
@@ -15,7 +15,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=$(mkdir -p "$1" && cd "$1" && pwd)
 logs=$(mktemp -d)/logs
 mkdir -p "$logs"
-sections=${2:-tests,allpairs,phylogeny_equal,launch,overhead,pooled,arrays,coclustering,pentax,camera_opencl,trace,capacity,correlator,kmeans_trace,kmeans}
+sections=${2:-tests,allpairs,phylogeny_equal,allpairs_apps,launch,overhead,pooled,arrays,coclustering,pentax,camera_opencl,trace,capacity,correlator,kmeans_trace,kmeans}
 pack=$(cd "${STRATA_GPU_PACK:-$root/.device}" && pwd)
 unset STRATA_GPU_PACK
 build=$pack/release
@@ -100,6 +100,22 @@ PY
 }
 export -f phylogeny_equal
 section phylogeny_equal 60 bash -c phylogeny_equal
+# Each application on NVIDIA's OpenCL, then on CUDA, the same data as the allpairs section, each
+# run cut at 40 s so that a slow one leaves the others' reports (pairs/s, system efficiency).
+allpairs_apps() {
+  local app items backend
+  for app in camera:256 phylogeny:256 microscopy:64; do
+    items=${app#*:} app=${app%:*}
+    strata allpairs generate "$app" "/tmp/apps-$app" --items "$items" >/dev/null || return
+    for backend in opencl cuda; do
+      echo "=== $app, $items items, $backend"
+      timeout 40 strata allpairs run "$app" "/tmp/apps-$app" --devices "$backend" \
+        --output "/tmp/apps-$app-$backend.bin" | grep -E "pairs/s|efficiency|^ +(preprocess|compare)"
+    done
+  done
+}
+export -f allpairs_apps
+section allpairs_apps 190 bash -c allpairs_apps
 section launch 70 "${bench[@]}" "$root/bench/run_array_launch.sh" 3 21
 section overhead 120 "${bench[@]}" STRATA_BENCH_RUN_LIMIT=90 "$root/bench/run_lightning_overhead.sh" 5 20 \
   cuda
