@@ -18,6 +18,11 @@ mkdir -p "$logs"
 sections=${2:-tests,allpairs,phylogeny_equal,allpairs_apps,launch,overhead,pooled,arrays,coclustering,pentax,camera_opencl,trace,capacity,correlator,kmeans_trace,kmeans}
 pack=$(cd "${STRATA_GPU_PACK:-$root/.device}" && pwd)
 unset STRATA_GPU_PACK
+# STRATA_GPU_DEADLINE: seconds for all sections together (0: none); a section gets what is left
+# of them less 20 s for the results' packing, and is skipped with under 20 s. Unset before any
+# strata program runs: strata refuses unknown STRATA_* settings.
+deadline=${STRATA_GPU_DEADLINE:-0}
+unset STRATA_GPU_DEADLINE
 build=$pack/release
 started=$(date +%s)
 
@@ -56,10 +61,6 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PYTHONUNBUFFERE
 # STRATA_* variables.
 bench=(env STRATA_BENCH_BUILD="$build" STRATA_BENCH_PREBUILT=1 STRATA_BENCH_QUIET_WAIT=0
   STRATA_BENCH_PYTHON=python3 STRATA_BENCH_TAG="$tag")
-# STRATA_GPU_DEADLINE: seconds for all sections together (0: none); a section gets what is left
-# of them less 20 s for the results' packing, and is skipped with under 20 s.
-deadline=${STRATA_GPU_DEADLINE:-0}
-unset STRATA_GPU_DEADLINE
 # section NAME SECONDS COMMAND...: runs one section if asked for, at most SECONDS, logged.
 section() {
   local name=$1 limit=$2
@@ -116,6 +117,8 @@ allpairs_apps() {
 }
 export -f allpairs_apps
 section allpairs_apps 190 bash -c allpairs_apps
+[[ -s $logs/allpairs_apps.log ]] && python3 "$root/bench/allpairs_apps_report.py" \
+  "$logs/allpairs_apps.log" "$logs/environment.txt" "$root/bench/results/allpairs-apps-$tag"
 section launch 70 "${bench[@]}" "$root/bench/run_array_launch.sh" 3 21
 section overhead 120 "${bench[@]}" STRATA_BENCH_RUN_LIMIT=90 "$root/bench/run_lightning_overhead.sh" 5 20 \
   cuda
