@@ -16,12 +16,16 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 
 def parse(path):
-    points = {}
+    """The throughputs of each point, and the points of runs cut at the time limit."""
+    points, cut = {}, []
     for line in open(path):
         sweep, n, chunk, rest = line.split(" ", 3)
-        throughput = float(re.search(r"throughput ([0-9.]+) Mpoints/s", rest).group(1))
-        points.setdefault((sweep, int(n), int(chunk)), []).append(throughput)
-    return points
+        found = re.search(r"throughput ([0-9.]+) Mpoints/s", rest)
+        if found:
+            points.setdefault((sweep, int(n), int(chunk)), []).append(float(found.group(1)))
+        else:
+            cut.append(f"{sweep} sweep, {int(n):,} points in chunks of {int(chunk):,} ({rest.strip()})")
+    return points, cut
 
 
 def summary(values):
@@ -60,7 +64,7 @@ def main():
         parser.add_argument(flag, required=True)
     args = parser.parse_args()
     capacity = int(args.capacity)
-    points = parse(args.raw)
+    points, cut = parse(args.raw)
     rows = []
     for (sweep, n, chunk), values in sorted(points.items()):
         rows.append({"sweep": sweep, "n": n, "chunk": chunk, "bytes": n * 16,
@@ -76,7 +80,7 @@ def main():
     machine = f"{platform.node()}, {platform.machine()}, {open('/proc/cpuinfo').read().count('processor')} CPUs"
     result = {"date": date, "machine": machine, "command": args.command, "capacity": capacity,
               "devices": args.devices, "load_before": args.load_before,
-              "load_after": args.load_after, "points": rows,
+              "load_after": args.load_after, "points": rows, "cut": cut,
               "in_capacity_mpoints_per_s": reference}
     json.dump(result, open(args.prefix + ".json", "w"), indent=1)
 
@@ -104,6 +108,8 @@ def main():
         out.write(header + "\n" + "\n".join(fmt(r) for r in chunk) + "\n\n")
         for share in (0.8, 0.9):
             out.write(f"- {flat_range(chunk, share)}\n")
+        if cut:
+            out.write("\nRuns cut at the time limit (not in the medians): " + "; ".join(cut) + ".\n")
         out.write("\nGoal (issue 17): flat over at least two orders of magnitude of chunk size "
                   "(the paper: about 50 MB to 5 GB on a 16 GB GPU). The upper end is set by the "
                   "device's capacity (a chunk beyond about a quarter of it leaves little room to "
