@@ -95,8 +95,16 @@ std::optional<std::string> with_array_offsets(const KernelDefinition& kernel) {
   }
   if (open == std::string::npos) return {};
   const auto close = closing(code, open);
-  const auto body =
-      close == std::string::npos ? close : code.find_first_not_of(" \t\r\n", close + 1);
+  if (close == std::string::npos) return {};
+  // The body's brace, after any __attribute__((...)) that follows the parameters.
+  auto body = code.find_first_not_of(" \t\r\n", close + 1);
+  while (body != std::string::npos && code.compare(body, 13, "__attribute__") == 0) {
+    const auto paren = code.find_first_not_of(" \t\r\n", body + 13);
+    if (paren == std::string::npos || code[paren] != '(') return {};
+    const auto after = closing(code, paren);
+    if (after == std::string::npos) return {};
+    body = code.find_first_not_of(" \t\r\n", after + 1);
+  }
   if (body == std::string::npos || code[body] != '{') return {};
   const auto body_end = closing(code, body);
   if (body_end == std::string::npos) return {};

@@ -125,6 +125,20 @@ TEST(KernelSource, DirectKernelsTakeEachArrayAsItsBufferAndAnOffset) {
             std::string::npos)
       << s;
   EXPECT_EQ(s.find("#line 1 \"axpy.cl\"\n// axpy(x) { not this one }\nfloat twice"), 0u) << s;
+  // Attributes between the parameters and the body are passed over.
+  auto attributed = KernelDefinition("k")
+                        .array<float>("out", ParamAccess::write)
+                        .opencl(
+                            "__kernel void k(__global float* out) "
+                            "__attribute__((reqd_work_group_size(64, 1, 1))) "
+                            "{ out[0] = 1; }");
+  EXPECT_EQ(generate_opencl_source(attributed, {}).array_offset_params, 1u);
+  EXPECT_NE(
+      generate_opencl_source(attributed, {})
+          .source.find("__kernel void k(__global float* strata_array_out, ulong strata_offset_out) "
+                       "__attribute__((reqd_work_group_size(64, 1, 1))) {\n#define out"),
+      std::string::npos)
+      << generate_opencl_source(attributed, {}).source;
   // A declaration that does not match the signature is left for the compile to report.
   auto mismatched = KernelDefinition("k")
                         .array<float>("out", ParamAccess::write)

@@ -195,6 +195,16 @@ Event OpenClQueue::launch(const CompiledKernel& kernel, const LaunchGeometry& ge
                       "not {}",
                       name, i, param, arg.buffer->device()->info().id, *device_.label()));
     }
+    // A program whose source could not take offsets (its declaration was not found) gets whole
+    // buffers only: an offset would be lost.
+    if (arg.byte_offset != 0 && !compiled->takes_array_offsets()) {
+      throw KernelLaunchError(
+          name, param,
+          fmt::format("kernel '{}', parameter {} '{}': the array starts at byte {} of its buffer, "
+                      "but the OpenCL program takes no array offsets (its source's `__kernel "
+                      "void {}(...) {{` was not found to add them); pass the offset as a scalar",
+                      name, i, param, arg.byte_offset, name));
+    }
   }
   if (geometry.dimensions < 1 || geometry.dimensions > 3) {
     throw KernelLaunchError(name, "",

@@ -123,6 +123,36 @@ TEST(OpenClLaunch, ArraysAtAnyElementOffsetArePassedOthersAreRefused) {
   EXPECT_NE(why.find("not a multiple of the element size"), std::string::npos) << why;
 }
 
+// A source whose declaration is not found (its name made by a macro) compiles without array
+// offsets: an array at an offset is then refused, not passed from its buffer's start.
+TEST(OpenClLaunch, AProgramWithoutArrayOffsetsRefusesArraysAtAnOffset) {
+  STRATA_REQUIRE_OPENCL(device);
+  auto kernel = device.compile(KernelDefinition("add_one")
+                                   .scalar<std::uint32_t>("n")
+                                   .array<float>("in", ParamAccess::read)
+                                   .array<float>("out", ParamAccess::write)
+                                   .opencl(R"(
+#define ENTRY add_one
+__kernel void ENTRY(uint n, __global const float* in, __global float* out) {
+  const size_t i = get_global_id(0);
+  if (i < n) out[i] = in[i] + 1.0f;
+}
+)"));
+  constexpr std::uint32_t n = 64;
+  DeviceBuffer in = upload(device, std::vector<float>(n, 1.0f));
+  DeviceBuffer out = upload(device, std::vector<float>(n, 0.0f));
+  Event done =
+      device.queue(QueueKind::compute)
+          .launch(*kernel, LaunchGeometry{Dim3{n}},
+                  {KernelArg::value(n), KernelArg::array<float>(in), KernelArg::array<float>(out)});
+  EXPECT_EQ(download<float>(device, out, n, std::span(&done, 1)), std::vector<float>(n, 2.0f));
+  const std::string why = refusal(
+      device, *kernel,
+      {KernelArg::value(n / 2), KernelArg::array<float>(in, 8), KernelArg::array<float>(out)});
+  EXPECT_EQ(why.substr(0, why.find('|')), "in") << why;
+  EXPECT_NE(why.find("takes no array offsets"), std::string::npos) << why;
+}
+
 TEST(OpenClLaunch, GlobalSizesRoundUpToWholeBlocks) {
   STRATA_REQUIRE_OPENCL(device);
   auto kernel = device.compile(add_kernel());
