@@ -26,7 +26,7 @@ inline constexpr float residual_noise_variance = 9.0f;
 
 // Where the extraction keeps its intermediate arrays in the image's buffer once the residual is
 // out: the pattern's half spectrum, its power and the column energies, each starting at a
-// multiple of 4 KiB (OpenCL sub-buffers of an array argument need aligned offsets).
+// multiple of 4 KiB (a multiple of every device's base-address alignment: whole aligned loads).
 struct ExtractionScratch {
   std::uint64_t spectrum = 0;  // byte offsets from the image's start
   std::uint64_t power = 0;
