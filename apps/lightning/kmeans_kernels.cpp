@@ -40,16 +40,39 @@ __device__ void kmeans_assign(dim3 virtBlockIdx, int n, int k, strata::Matrix<co
 }
 )";
 
+// The block's sums in shared memory first, then one global atomic per centre (and feature) the
+// block saw, as the C++ kernel does: per point, every thread of the device would add into the same
+// 5 k addresses, one at a time (an H200 trace showed 0.8 ms for 1 M points).
 constexpr const char* kmeans_accumulate_cuda = R"(
+#define KMEANS_SHARED_CENTRES 256
 __device__ void kmeans_accumulate(dim3 virtBlockIdx, int n, int k,
                                   strata::Matrix<const float> points,
                                   strata::Vector<const int> labels, strata::Matrix<float> sums,
                                   strata::Vector<int> counts) {
+  __shared__ float block_sums[KMEANS_SHARED_CENTRES * 4];
+  __shared__ int block_counts[KMEANS_SHARED_CENTRES];
   const int i = virtBlockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  const int c = labels(i);
-  for (int f = 0; f < 4; ++f) atomicAdd(&sums(c, f), points(i, f));
-  atomicAdd(&counts(c), 1);
+  if (k > KMEANS_SHARED_CENTRES) {  // the same for the whole block: no barrier is skipped
+    if (i >= n) return;
+    const int c = labels(i);
+    for (int f = 0; f < 4; ++f) atomicAdd(&sums(c, f), points(i, f));
+    atomicAdd(&counts(c), 1);
+    return;
+  }
+  for (int j = threadIdx.x; j < k * 4; j += blockDim.x) block_sums[j] = 0.0f;
+  for (int j = threadIdx.x; j < k; j += blockDim.x) block_counts[j] = 0;
+  __syncthreads();
+  if (i < n) {
+    const int c = labels(i);
+    for (int f = 0; f < 4; ++f) atomicAdd(&block_sums[c * 4 + f], points(i, f));
+    atomicAdd(&block_counts[c], 1);
+  }
+  __syncthreads();
+  for (int c = threadIdx.x; c < k; c += blockDim.x) {
+    if (block_counts[c] == 0) continue;
+    for (int f = 0; f < 4; ++f) atomicAdd(&sums(c, f), block_sums[c * 4 + f]);
+    atomicAdd(&counts(c), block_counts[c]);
+  }
 }
 )";
 
