@@ -1,8 +1,18 @@
 #include "cuda_event.hpp"
 
+#include <atomic>
+#include <cstdint>
+
 #include "cuda_error.hpp"
 
 namespace strata::device::cuda {
+namespace {
+
+// Numbers recordings: the operations of one queue are issued one at a time (OrderedIssuer), so
+// one stream's events get increasing numbers in the order they were recorded.
+std::atomic<std::uint64_t> recordings{0};
+
+}  // namespace
 
 std::shared_ptr<CudaEvent> CudaEvent::create(int ordinal, std::string device_id) {
   std::shared_ptr<CudaEvent> event(new CudaEvent(ordinal, std::move(device_id)));
@@ -27,6 +37,7 @@ void CudaEvent::record(cudaStream_t stream) {
   {
     std::lock_guard guard(lock_);
     event_ = event;
+    order_ = {stream, recordings.fetch_add(1)};
     settled_ = true;
     watch = watch_wanted_;
   }
@@ -67,6 +78,11 @@ void CudaEvent::wait() {
 
 void CudaEvent::poll() {
   if (cudaEvent_t event = native()) complete_from(cudaEventQuery(event));
+}
+
+PollOrder CudaEvent::order() {
+  std::lock_guard guard(lock_);
+  return order_;
 }
 
 bool CudaEvent::check() {

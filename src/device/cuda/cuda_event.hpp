@@ -31,6 +31,8 @@ class CudaEvent final : public EventState, public Pollable {
 
   void wait() override;
   bool check() override;
+  // The stream it was recorded on and its place there: a stream's events finish in order.
+  PollOrder order() override;
 
  protected:
   void poll() override;
@@ -48,6 +50,7 @@ class CudaEvent final : public EventState, public Pollable {
   std::mutex lock_;
   std::condition_variable settled_cv_;
   cudaEvent_t event_ = nullptr;
+  PollOrder order_;
   bool settled_ = false;       // recorded or failed
   bool watch_wanted_ = false;  // armed before it was recorded
 };

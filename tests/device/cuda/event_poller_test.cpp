@@ -4,9 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <random>
 #include <thread>
+#include <vector>
 
 namespace strata::device::cuda {
 namespace {
@@ -16,12 +19,14 @@ struct Flag final : Pollable {
   std::atomic<bool> ready{false};
   std::atomic<int> asked{0};
   std::atomic<bool> finished{false};
+  PollOrder place;
   bool check() override {
     ++asked;
     if (!ready) return false;
     finished = true;
     return true;
   }
+  PollOrder order() override { return place; }
 };
 
 bool eventually(const std::function<bool()>& condition) {
@@ -71,6 +76,134 @@ TEST(EventPoller, PausesAFractionOfTheWaitBetweenFiveAndTwoHundredMicroseconds) 
   EXPECT_EQ(poll_pause(microseconds{1000}), microseconds{15});
   EXPECT_EQ(poll_pause(microseconds{6400}), microseconds{100});
   EXPECT_EQ(poll_pause(std::chrono::seconds{1}), microseconds{200});
+}
+
+TEST(EventPoller, AsksOnlyTheOldestUnfinishedItemOfALane) {
+  EventPoller poller;
+  const int lane = 0;
+  std::vector<std::shared_ptr<Flag>> flags(1000);
+  for (std::size_t i = 0; i < flags.size(); ++i) {
+    flags[i] = std::make_shared<Flag>();
+    flags[i]->place = {&lane, 10 + i};
+  }
+  // Watched newest first (callbacks are armed in any order); asked oldest first.
+  for (std::size_t i = flags.size(); i-- > 0;)
+    poller.watch(flags[i]);
+  // Watched after all the others: once it was asked, the poller holds every item.
+  auto last = std::make_shared<Flag>();
+  poller.watch(last);
+  ASSERT_TRUE(eventually([&] { return last->asked > 0; }));
+  std::vector<int> asked_before(flags.size());
+  for (std::size_t i = 0; i < flags.size(); ++i)
+    asked_before[i] = flags[i]->asked;
+  const int first_asked = flags[0]->asked;
+  ASSERT_TRUE(eventually([&] { return flags[0]->asked > first_asked + 3; }));
+  for (std::size_t i = 1; i < flags.size(); ++i)
+    ASSERT_EQ(flags[i]->asked, asked_before[i]) << "item " << i << " was asked behind the first";
+  // The second finishing first changes nothing: it is asked only after the first finished.
+  flags[1]->ready = true;
+  ASSERT_TRUE(eventually([&] { return flags[0]->asked > first_asked + 6; }));
+  EXPECT_FALSE(flags[1]->finished);
+  EXPECT_EQ(flags[1]->asked, asked_before[1]);
+  for (auto& flag : flags)
+    flag->ready = true;
+  last->ready = true;
+  ASSERT_TRUE(eventually([&] { return poller.watched() == 0; }));
+  for (std::size_t i = 0; i < flags.size(); ++i)
+    EXPECT_TRUE(flags[i]->finished) << i;
+}
+
+TEST(EventPoller, LanesAndItemsWithoutALaneAreAskedApart) {
+  EventPoller poller;
+  const int first_lane = 0, second_lane = 0;
+  auto stuck = std::make_shared<Flag>();
+  stuck->place = {&first_lane, 1};
+  auto behind = std::make_shared<Flag>();
+  behind->place = {&first_lane, 2};
+  behind->ready = true;
+  auto other = std::make_shared<Flag>();
+  other->place = {&second_lane, 1};
+  other->ready = true;
+  auto alone = std::make_shared<Flag>();
+  alone->ready = true;
+  for (const auto& flag : {stuck, behind, other, alone})
+    poller.watch(flag);
+  ASSERT_TRUE(eventually([&] { return other->finished && alone->finished; }));
+  EXPECT_FALSE(behind->finished);
+  EXPECT_EQ(poller.watched(), 2u);
+  stuck->ready = true;
+  ASSERT_TRUE(eventually([&] { return behind->finished.load(); }));
+  EXPECT_EQ(poller.watched(), 0u);
+}
+
+// Random lanes whose items become ready in order, watched in random order from two threads:
+// every item finishes once, and once all are held none is asked before every earlier item of
+// its lane finished.
+TEST(EventPoller, RandomLanesFinishInOrderAndAreAskedInOrder) {
+  constexpr int lanes = 6, per_lane = 400;
+  std::atomic<bool> all_held{false};
+  struct Item final : Pollable {
+    const std::atomic<bool>* all_held = nullptr;
+    const std::atomic<int>* ready_up_to = nullptr;  // items below it in the lane are ready
+    std::atomic<int>* finished_up_to = nullptr;
+    const int* lane_key = nullptr;
+    int lane = 0, position = 0;
+    std::atomic<int> finished{0};
+    std::atomic<bool> out_of_order{false};
+    bool check() override {
+      if (*all_held && finished_up_to->load() != position) out_of_order = true;
+      if (position >= ready_up_to->load()) return false;
+      ++finished;
+      finished_up_to->store(position + 1);
+      return true;
+    }
+    PollOrder order() override { return {lane_key, static_cast<std::uint64_t>(position) * 3 + 7}; }
+  };
+  std::vector<std::atomic<int>> ready(lanes), done(lanes);
+  std::vector<int> keys(lanes);
+  std::vector<std::shared_ptr<Item>> items;
+  for (int l = 0; l < lanes; ++l) {
+    for (int p = 0; p < per_lane; ++p) {
+      auto item = std::make_shared<Item>();
+      item->all_held = &all_held;
+      item->ready_up_to = &ready[l];
+      item->finished_up_to = &done[l];
+      item->lane_key = &keys[l];
+      item->lane = l;
+      item->position = p;
+      items.push_back(item);
+    }
+  }
+  std::mt19937 random(17);
+  std::shuffle(items.begin(), items.end(), random);
+  EventPoller poller;
+  const std::size_t half = items.size() / 2;
+  std::thread other([&] {
+    for (std::size_t i = half; i < items.size(); ++i)
+      poller.watch(items[i]);
+  });
+  for (std::size_t i = 0; i < half; ++i)
+    poller.watch(items[i]);
+  other.join();
+  // Watched after all the others: once it was asked, the poller holds every item.
+  auto last = std::make_shared<Flag>();
+  poller.watch(last);
+  ASSERT_TRUE(eventually([&] { return last->asked > 0; }));
+  all_held = true;
+  std::mt19937 pace(5);
+  for (int step = 0; step < 4000; ++step) {
+    auto& lane = ready[pace() % lanes];
+    lane.store(std::min(per_lane, lane.load() + static_cast<int>(pace() % 3)));
+    if (step % 64 == 0) std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+  for (auto& lane : ready)
+    lane.store(per_lane);
+  last->ready = true;
+  ASSERT_TRUE(eventually([&] { return poller.watched() == 0; }));
+  for (const auto& item : items) {
+    EXPECT_EQ(item->finished, 1) << "lane " << item->lane << " item " << item->position;
+    EXPECT_FALSE(item->out_of_order) << "lane " << item->lane << " item " << item->position;
+  }
 }
 
 TEST(EventPoller, StopsWithUnfinishedItems) {
