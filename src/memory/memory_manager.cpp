@@ -121,9 +121,14 @@ MemoryManager::MemoryManager(const MemoryOptions& options,
                              std::span<device::Device* const> devices) {
   auto host = std::make_unique<Space>();
   host->stats = SpaceStats{"host", SpaceKind::host, options.host_capacity};
-  // Pinned where the first device's backend offers it, so its copies run at full speed.
+  // Pinned by the first device whose memory is not host memory (a GPU), so its copies run at
+  // full speed: CUDA stages copies from pageable memory through buffers of its own and may wait
+  // for the stream first. The CPU device, listed first when it is used, pins nothing.
+  const auto pinning = std::find_if(devices.begin(), devices.end(),
+                                    [](device::Device* dev) { return !dev->info().host_memory; });
   host->host = devices.empty() ? aligned_host_buffer(options.host_capacity)
-                               : devices.front()->allocate_host(options.host_capacity);
+                               : (pinning != devices.end() ? *pinning : devices.front())
+                                     ->allocate_host(options.host_capacity);
   host->allocator = std::make_unique<RangeAllocator>(options.host_capacity, 256);
   spaces_.push_back(std::move(host));
 

@@ -19,9 +19,10 @@ constexpr std::uint64_t MiB = 1024 * 1024;
 class SharedDevice final : public device::Device {
  public:
   SharedDevice(std::vector<std::uint64_t> free_answers, std::uint64_t allocatable,
-               std::uint64_t offset_alignment = 1)
+               std::uint64_t offset_alignment = 1, bool host_memory = false)
       : free_answers_(std::move(free_answers)), allocatable_(allocatable) {
     info_.buffer_offset_alignment = offset_alignment;
+    info_.host_memory = host_memory;
     info_.id = "shared:0";
     info_.name = "a device shared with other processes";
     info_.memory_bytes = 1000 * MiB;
@@ -37,6 +38,10 @@ class SharedDevice final : public device::Device {
     if (bytes > allocatable_) throw device::DeviceError("shared:0: cannot allocate");
     return device::DeviceBuffer(this, &pool_handle_, bytes);  // never touched: a handle only
   }
+  device::HostBuffer allocate_host(std::uint64_t bytes) override {
+    host_allocations.push_back(bytes);
+    return Device::allocate_host(bytes);
+  }
   device::Queue& queue(device::QueueKind) override { throw std::logic_error("no queues"); }
   std::shared_ptr<const device::CompiledKernel> compile(const device::KernelDefinition&,
                                                         const device::CompileOptions&) override {
@@ -44,6 +49,7 @@ class SharedDevice final : public device::Device {
   }
 
   std::vector<std::uint64_t> allocations;
+  std::vector<std::uint64_t> host_allocations;
 
  protected:
   void release(void*, std::uint64_t) noexcept override {}
@@ -121,6 +127,23 @@ TEST(DevicePool, ChunksStartWhereTheDeviceTakesAnArrayArgument) {
     ASSERT_EQ(views.size(), 1u);
     EXPECT_EQ(views[0].offset % 512, 0u) << "chunk " << i << " at " << views[0].offset;
   }
+}
+
+// The host tier is pinned by the first device whose memory is not host memory: with the CPU
+// device listed first, the GPU's backend allocates it, and copies to the GPU never stage.
+TEST(DefaultDevicePool, TheHostTierIsAllocatedByTheFirstDeviceWithMemoryOfItsOwn) {
+  SharedDevice cpu({400 * MiB}, 1000 * MiB, 1, true), gpu({400 * MiB}, 1000 * MiB),
+      other_gpu({400 * MiB}, 1000 * MiB);
+  device::Device* devices[3] = {&cpu, &gpu, &other_gpu};
+  const MemoryManager manager(default_capacity(), devices);
+  EXPECT_TRUE(cpu.host_allocations.empty());
+  EXPECT_EQ(gpu.host_allocations, (std::vector<std::uint64_t>{1 * MiB}));
+  EXPECT_TRUE(other_gpu.host_allocations.empty());
+
+  SharedDevice only_host({400 * MiB}, 1000 * MiB, 1, true);
+  device::Device* host_devices[1] = {&only_host};
+  const MemoryManager on_host(default_capacity(), host_devices);
+  EXPECT_EQ(only_host.host_allocations, (std::vector<std::uint64_t>{1 * MiB}));
 }
 
 }  // namespace
