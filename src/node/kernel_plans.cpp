@@ -1,6 +1,7 @@
 #include "strata/node/kernel_plans.hpp"
 
 #include <cstring>
+#include <span>
 
 #include "strata/base/error.hpp"
 #include "strata/cluster/serialization.hpp"
@@ -8,15 +9,12 @@
 namespace strata::node {
 namespace {
 
-// Fills the chunk of `view` with the argument's element, on `queue` (in order before the kernel),
-// from a host buffer of the pattern that the copy's completion keeps alive.
+// Fills the chunk of `view` with the argument's element, on `queue` (in order before the kernel).
 void fill_on_queue(device::Queue& queue, const memory::ChunkView& view, const PlannedArg& arg) {
   const std::size_t element = device::size_of(arg.type);
-  auto pattern = std::make_shared<std::vector<std::byte>>(view.bytes);
-  for (std::size_t at = 0; at + element <= pattern->size(); at += element)
-    std::memcpy(pattern->data() + at, arg.scalar.data(), element);
-  queue.copy_to_device(*view.buffer, view.offset, pattern->data(), pattern->size())
-      .on_complete([pattern](std::exception_ptr) {});
+  queue.fill(*view.buffer, view.offset,
+             std::as_bytes(std::span(arg.scalar.data(), arg.scalar.size())).first(element),
+             view.bytes);
 }
 
 }  // namespace

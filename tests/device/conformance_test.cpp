@@ -1,5 +1,5 @@
 // Every discovered device (CPU always; OpenCL on PoCL in CI; CUDA where a GPU exists) runs the
-// four conformance kernels and must match a host reference.
+// four conformance kernels and fills, and must match a host reference.
 
 #include <gtest/gtest.h>
 
@@ -8,6 +8,7 @@
 
 #include "conformance_kernels.hpp"
 #include "device_transfers.hpp"
+#include "fill_check.hpp"
 #include "strata/device/backends.hpp"
 #include "strata/device/errors.hpp"
 
@@ -96,6 +97,13 @@ TEST(Conformance, RectangularRegionsCopyOnTheDevice) {
     EXPECT_THROW(compute.copy_rect_on_device(to, {4000, 100, 0}, from, {0, 100, 0}, {10, 2, 1}),
                  DeviceError)
         << "a region past the buffer's end";
+  }
+}
+
+TEST(Conformance, FillWritesThePatternOverTheRegionAndNothingElse) {
+  for (auto& device : devices().devices) {
+    SCOPED_TRACE(device->info().id);
+    testing::check_fill(*device);
   }
 }
 

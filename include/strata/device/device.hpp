@@ -4,6 +4,7 @@
 // the queues so that uploads, kernels and downloads overlap.
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -168,6 +169,12 @@ class Queue {
                                     const DeviceBuffer& source, const BufferRect& from,
                                     const RectExtent& extent,
                                     std::span<const Event> after = {}) = 0;
+  // Fills `bytes` at `offset` of `destination` with copies of `pattern` (1, 2, 4 or 8 bytes, read
+  // before the call returns; offset and bytes whole multiples of its size), on the device: no
+  // host buffer of the region is made or copied.
+  virtual Event fill(const DeviceBuffer& destination, std::uint64_t offset,
+                     std::span<const std::byte> pattern, std::uint64_t bytes,
+                     std::span<const Event> after = {}) = 0;
   // Checks the arguments against the signature, then enqueues the kernel.
   virtual Event launch(const CompiledKernel& kernel, const LaunchGeometry& geometry,
                        const KernelArgs& args, std::span<const Event> after = {}) = 0;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "../fill_pattern.hpp"
 #include "cpu_device.hpp"
 #include "strata/device/errors.hpp"
 #include "strata/device/kernel_source.hpp"
@@ -152,6 +153,15 @@ Event CpuQueue::copy_rect_on_device(const DeviceBuffer& destination, const Buffe
                      origin + from.offset + z * from.slice_pitch + y * from.row_pitch,
                      extent.width);
   });
+}
+
+Event CpuQueue::fill(const DeviceBuffer& destination, std::uint64_t offset,
+                     std::span<const std::byte> pattern, std::uint64_t bytes,
+                     std::span<const Event> after) {
+  check_range(destination, offset, bytes, "fill");
+  const FillPattern checked = fill_pattern(device_.info().id, pattern, offset, bytes);
+  auto* target = reinterpret_cast<std::byte*>(bytes_of(destination) + offset);
+  return enqueue(after, [=] { checked.write(target, bytes); });
 }
 
 Event CpuQueue::launch(const CompiledKernel& kernel, const LaunchGeometry& geometry,

@@ -5,7 +5,10 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <memory>
+#include <vector>
 
+#include "../fill_pattern.hpp"
 #include "cuda_error.hpp"
 #include "cuda_event.hpp"
 #include "cuda_kernel.hpp"
@@ -136,6 +139,30 @@ Event CudaQueue::copy_on_device(const DeviceBuffer& destination, std::uint64_t d
   return submit(after, "copy on device", [=](cudaStream_t stream) {
     return cudaMemcpyAsync(target, origin, bytes, cudaMemcpyDeviceToDevice, stream);
   });
+}
+
+Event CudaQueue::fill(const DeviceBuffer& destination, std::uint64_t offset,
+                      std::span<const std::byte> pattern, std::uint64_t bytes,
+                      std::span<const Event> after) {
+  check_range(destination, offset, bytes, "fill");
+  const detail::FillPattern checked =
+      detail::fill_pattern(device_.info().id, pattern, offset, bytes);
+  char* target = address(destination, offset);
+  if (checked.uniform()) {
+    const int value = std::to_integer<int>(checked.bytes[0]);
+    return submit(after, "fill", [=](cudaStream_t stream) {
+      return cudaMemsetAsync(target, value, bytes, stream);
+    });
+  }
+  // The runtime API sets bytes only: other patterns are written on the host once and copied,
+  // the host copy kept until the copy completed.
+  auto staged = std::make_shared<std::vector<std::byte>>(bytes);
+  checked.write(staged->data(), bytes);
+  Event copied = submit(after, "fill", [=](cudaStream_t stream) {
+    return cudaMemcpyAsync(target, staged->data(), bytes, cudaMemcpyHostToDevice, stream);
+  });
+  copied.on_complete([staged](std::exception_ptr) {});
+  return copied;
 }
 
 Event CudaQueue::copy_rect_on_device(const DeviceBuffer& destination, const BufferRect& to,

@@ -33,6 +33,9 @@ class CudaQueue final : public Queue {
   Event copy_rect_on_device(const DeviceBuffer& destination, const BufferRect& to,
                             const DeviceBuffer& source, const BufferRect& from,
                             const RectExtent& extent, std::span<const Event> after) override;
+  Event fill(const DeviceBuffer& destination, std::uint64_t offset,
+             std::span<const std::byte> pattern, std::uint64_t bytes,
+             std::span<const Event> after) override;
   Event launch(const CompiledKernel& kernel, const LaunchGeometry& geometry, const KernelArgs& args,
                std::span<const Event> after) override;
   Event marker() override;

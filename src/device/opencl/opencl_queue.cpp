@@ -4,6 +4,7 @@
 
 #include <array>
 
+#include "../fill_pattern.hpp"
 #include "cl_error.hpp"
 #include "opencl_device.hpp"
 #include "opencl_kernel.hpp"
@@ -109,6 +110,20 @@ Event OpenClQueue::copy_on_device(const DeviceBuffer& destination, std::uint64_t
   return submit("copy on device", after, [&](cl_uint n, const cl_event* list, cl_event* event) {
     return clEnqueueCopyBuffer(queue_, mem_of(source), mem_of(destination), source_offset,
                                destination_offset, bytes, n, list, event);
+  });
+}
+
+Event OpenClQueue::fill(const DeviceBuffer& destination, std::uint64_t offset,
+                        std::span<const std::byte> pattern, std::uint64_t bytes,
+                        std::span<const Event> after) {
+  check_range(destination, offset, bytes, "fill");
+  const FillPattern checked =
+      fill_pattern(fmt::format("opencl {}", *device_.label()), pattern, offset, bytes);
+  if (bytes == 0) return marker_after("fill", after);
+  // clEnqueueFillBuffer copies the pattern before it returns.
+  return submit("fill", after, [&](cl_uint n, const cl_event* list, cl_event* event) {
+    return clEnqueueFillBuffer(queue_, mem_of(destination), checked.bytes.data(), checked.size,
+                               offset, bytes, n, list, event);
   });
 }
 

@@ -29,6 +29,9 @@ class OpenClQueue final : public Queue {
   Event copy_rect_on_device(const DeviceBuffer& destination, const BufferRect& to,
                             const DeviceBuffer& source, const BufferRect& from,
                             const RectExtent& extent, std::span<const Event> after) override;
+  Event fill(const DeviceBuffer& destination, std::uint64_t offset,
+             std::span<const std::byte> pattern, std::uint64_t bytes,
+             std::span<const Event> after) override;
   // An array argument is passed as its whole buffer and its offset in elements (a trailing
   // argument, GeneratedSource); an offset that is not a whole number of elements is refused.
   Event launch(const CompiledKernel& kernel, const LaunchGeometry& geometry, const KernelArgs& args,

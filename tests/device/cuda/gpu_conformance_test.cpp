@@ -1,9 +1,10 @@
-// The four conformance kernels (vector add, block reduction, 2-D stencil, tiled matmul) on the
-// first CUDA device against a host reference. Label gpu: skipped without a CUDA device.
+// The four conformance kernels (vector add, block reduction, 2-D stencil, tiled matmul) and fills
+// on the first CUDA device against a host reference. Label gpu: skipped without a CUDA device.
 
 #include <numeric>
 
 #include "conformance_kernels.hpp"
+#include "fill_check.hpp"
 #include "gpu_device.hpp"
 
 namespace strata::device {
@@ -28,6 +29,11 @@ TEST(CudaConformance, VectorAdd) {
   const auto c = download<float>(gpu(), dc, n, std::span(&done, 1));
   for (std::uint32_t i = 0; i < n; ++i)
     ASSERT_EQ(c[i], a[i] + b[i]) << "element " << i;
+}
+
+TEST(CudaConformance, Fill) {
+  STRATA_REQUIRE_CUDA_DEVICE();
+  check_fill(gpu());
 }
 
 TEST(CudaConformance, BlockReduction) {
