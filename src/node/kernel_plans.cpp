@@ -1,5 +1,7 @@
 #include "strata/node/kernel_plans.hpp"
 
+#include <array>
+#include <cstddef>
 #include <cstring>
 #include <span>
 
@@ -158,13 +160,13 @@ void KernelPlans::launch(cluster::PlanContext& context, const cluster::PlanOp& o
           return;
         }
         // Late sizes: zero the counters, launch, read the counts back, then set the sizes.
-        static constexpr std::uint32_t zero = 0;
+        static constexpr std::array<std::byte, sizeof(std::uint32_t)> zero{};
         std::vector<memory::ChunkView> counters;
         std::vector<device::Event> zeroed;
         for (const LateSize& size : args.sizes) {
           counters.push_back(staging.view(task, data[size.counter]));
-          zeroed.push_back(queue.copy_to_device(*counters.back().buffer, counters.back().offset,
-                                                &zero, sizeof zero));
+          zeroed.push_back(
+              queue.fill(*counters.back().buffer, counters.back().offset, zero, sizeof zero));
         }
         const device::Event ran = queue.launch(*kernel, geometry, values, zeroed);
         auto counts = std::make_shared<std::vector<std::uint32_t>>(args.sizes.size());
