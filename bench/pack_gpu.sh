@@ -15,7 +15,7 @@ programs=(cuda_gpu_test microscopy_gpu_test phylogeny_gpu_test camera_engine_tes
   phylogeny_engine_test microscopy_engine_test lightning_black_scholes lightning_coclustering
   lightning_correlator lightning_gemm lightning_hotspot lightning_kmeans lightning_md5
   lightning_nbody lightning_spmv bench_array_launch bench_lightning_overhead
-  bench_coclustering_overhead array_launch_test strata)
+  bench_coclustering_overhead bench_opencl_overhead array_launch_test strata)
 
 rm -rf "$pack"
 mkdir -p "$pack/release/bin" "$pack/lib"

@@ -7,7 +7,7 @@
 # pick sections to fit a lease. A section cut short leaves its log and no result file.
 # Usage: bench/run_gpu.sh OUT [sections, comma list; default tests,allpairs,phylogeny_equal,
 #        allpairs_apps,launch,overhead,pooled,arrays,coclustering,pentax,camera_opencl,trace,
-#        capacity,correlator,kmeans_trace,kmeans_small,kmeans]
+#        opencl_overhead,capacity,correlator,kmeans_trace,kmeans_small,kmeans]
 #        (STRATA_GPU_PACK: the pack, default .device; STRATA_GPU_DEADLINE: seconds for all)
 set -uo pipefail
 
@@ -15,7 +15,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=$(mkdir -p "$1" && cd "$1" && pwd)
 logs=$(mktemp -d)/logs
 mkdir -p "$logs"
-sections=${2:-tests,allpairs,phylogeny_equal,allpairs_apps,launch,overhead,pooled,arrays,coclustering,pentax,camera_opencl,trace,capacity,correlator,kmeans_trace,kmeans_small,kmeans}
+sections=${2:-tests,allpairs,phylogeny_equal,allpairs_apps,launch,overhead,pooled,arrays,coclustering,pentax,camera_opencl,trace,opencl_overhead,capacity,correlator,kmeans_trace,kmeans_small,kmeans}
 pack=$(cd "${STRATA_GPU_PACK:-$root/.device}" && pwd)
 unset STRATA_GPU_PACK
 # STRATA_GPU_DEADLINE: seconds for all sections together (0: none); a section gets what is left
@@ -180,6 +180,27 @@ phylogeny_trace() {
 export logs
 export -f phylogeny_trace
 section trace 40 bash -c phylogeny_trace
+# Launch and copy overhead through NVIDIA's OpenCL against raw OpenCL calls in the same process
+# (bench/results/opencl-overhead-TAG.md), then the phylogeny application on it, traced
+# (logs/phylogeny-opencl.trace.json): its comparisons took 0.87 ms a pair there against 0.13 ms
+# on CUDA (2026-11-28, the same kernel of 64 work-groups of 64).
+opencl_overhead() {
+  local json=$root/bench/results/opencl-overhead-$tag.json wall0
+  wall0=$(date +%s)
+  bench_opencl_overhead --benchmark_repetitions=3 --benchmark_format=json \
+    --benchmark_enable_random_interleaving=true --benchmark_min_time=0.5 >"$json" || return
+  python3 "$root/bench/opencl_overhead_report.py" --json "$json" --out "${json%.json}.md" \
+    --command "bench/run_gpu.sh OUT opencl_overhead (bench_opencl_overhead, 3 repetitions)" \
+    --load-before "?" --load-after "$(cut -d' ' -f1-3 /proc/loadavg)" \
+    --wall "$(($(date +%s) - wall0))" --other-cpu 0 --compiler "(built on the build machine)" \
+    --build-type RelWithDebInfo
+  strata allpairs generate phylogeny /tmp/phylogeny-opencl --items 128 >/dev/null &&
+    strata allpairs run phylogeny /tmp/phylogeny-opencl --devices opencl \
+      --trace "$logs/phylogeny-opencl.trace.json" | grep -E "pairs/s|efficiency|^ +(preprocess|compare)"
+}
+export root tag
+export -f opencl_overhead
+section opencl_overhead 90 bash -c opencl_overhead
 section capacity 150 "${bench[@]}" "$root/bench/run_lightning_capacity.sh" 1 32 cuda
 # Two compute-intensive benchmarks across the capacity: large enough a capacity (256 MiB) that a
 # kernel is not a few microseconds (K-Means on the H200: about 15 s a size, 13 sizes).
