@@ -1,10 +1,16 @@
 // Ordering of operations across a CUDA device's three streams and with events of other
 // backends, checked through results and event states, not timing. Label gpu.
 
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
+#include <cstddef>
+#include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 #include "gpu_device.hpp"
 #include "strata/device/errors.hpp"
@@ -139,6 +145,72 @@ TEST(CudaOrdering, CallbacksOfNativeEventsRun) {
   for (int i = 0; i < 1000 && calls < 10; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   EXPECT_EQ(calls, 10);
+}
+
+// spin(u64 cycles): one thread spins about `cycles` clock cycles, holding its stream.
+KernelDefinition spin_kernel() {
+  return KernelDefinition("spin").scalar<std::uint64_t>("cycles").cuda(R"(
+extern "C" __global__ void spin(unsigned long long cycles) {
+  const long long start = clock64();
+  while ((unsigned long long)(clock64() - start) < cycles) {}
+}
+)");
+}
+
+// Thousands of fills queued on two streams behind a kernel that holds each for ~0.2 s, their
+// callbacks armed newest first (the poller asks only each stream's oldest unfinished event, so
+// it completes them in the stream's order, not in the order they were armed): every callback
+// runs, within a stream in the order the operations were enqueued; the last fills stay.
+TEST(CudaOrdering, CallbacksOfThousandsOfQueuedOperationsRunInStreamOrder) {
+  STRATA_REQUIRE_CUDA_DEVICE();
+  constexpr int operations = 4000;
+  constexpr std::uint64_t bytes = 4096;
+  auto spin = gpu().compile(spin_kernel());
+  DeviceBuffer buffer = gpu().allocate(2 * bytes);
+  // Shared with the callbacks, which a failing test may leave behind.
+  struct Seen {
+    std::mutex lock;
+    std::vector<int> order[2];
+    int errors = 0;
+    std::size_t count() {
+      std::lock_guard guard(lock);
+      return order[0].size() + order[1].size();
+    }
+  };
+  auto seen = std::make_shared<Seen>();
+  std::vector<Event> events;
+  const QueueKind kinds[2] = {QueueKind::compute, QueueKind::device_to_host};
+  for (QueueKind kind : kinds) {
+    gpu().queue(kind).launch(*spin, LaunchGeometry{Dim3{1}, Dim3{1}, 1},
+                             {KernelArg::value(std::uint64_t{400'000'000})});
+  }
+  for (int i = 0; i < operations; ++i) {
+    const int stream = i % 2;
+    const std::array<std::byte, 4> pattern{std::byte(i & 0xff), std::byte(1), std::byte(2),
+                                           std::byte(3)};
+    events.push_back(gpu().queue(kinds[stream]).fill(buffer, stream * bytes, pattern, bytes));
+  }
+  for (int i = operations; i-- > 0;) {
+    events[i].on_complete([seen, i](std::exception_ptr error) {
+      std::lock_guard guard(seen->lock);
+      if (error) ++seen->errors;
+      seen->order[i % 2].push_back(i);
+    });
+  }
+  EXPECT_LT(seen->count(), 100u)
+      << "the fills finished before their callbacks were armed: the spin was too short";
+  wait_all(events);
+  for (int tries = 0; tries < 1000 && seen->count() < operations; ++tries)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  std::lock_guard guard(seen->lock);
+  EXPECT_EQ(seen->errors, 0);
+  ASSERT_EQ(seen->order[0].size() + seen->order[1].size(), static_cast<std::size_t>(operations));
+  for (const auto& stream : seen->order)
+    EXPECT_TRUE(std::is_sorted(stream.begin(), stream.end()));
+  const auto values = download<std::uint8_t>(gpu(), buffer, 2 * bytes);
+  EXPECT_EQ(values[0], (operations - 2) & 0xff);
+  EXPECT_EQ(values[bytes], (operations - 1) & 0xff);
+  EXPECT_EQ(values[2 * bytes - 1], 3);
 }
 
 }  // namespace
