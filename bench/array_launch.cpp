@@ -307,6 +307,8 @@ void measure_launch(strata::node::Node& node, strata::cluster::Driver& driver,
     }
     iterations = std::max(1, static_cast<int>(iterations * options.target_ms / ms + 0.5));
   }
+  // The calibration's launches undone: both sides then launch as often, and must agree.
+  queue.copy_to_device(buffer, 0, initial.data(), n * sizeof(float)).wait();
 
   const auto args = direct_args();
   const std::vector<Argument> distributed_args{Argument::value(count), Argument::value(iterations),

@@ -112,6 +112,14 @@ void PlanExecutor::report_progress() {
                       Progress{finished_.load(std::memory_order_acquire), loads()});
 }
 
+void PlanExecutor::report_failure(const FailureReport& report) {
+  if (network_.rank() == driver_rank && local_.failure) {
+    local_.failure(report);
+  } else {
+    network_.post_value(driver_rank, kinds::failure, report);
+  }
+}
+
 void PlanExecutor::serve() {
   for (;;) {
     Plan plan;
@@ -128,9 +136,7 @@ void PlanExecutor::serve() {
       } catch (const std::exception& error) {
         // A plan this rank cannot carry out fails the program, like a failed task.
         if (!failure_reported_.exchange(true)) {
-          network_.post_value(
-              driver_rank, kinds::failure,
-              FailureReport{"plan operation " + std::to_string(op.id), error.what()});
+          report_failure(FailureReport{"plan operation " + std::to_string(op.id), error.what()});
         }
       }
     }
@@ -175,15 +181,19 @@ runtime::TaskHandle PlanExecutor::submit_task(runtime::TaskSpec spec, runtime::T
 
 void PlanExecutor::finished(const runtime::TaskHandle& task, std::uint32_t counted_on) {
   if (task.status() == runtime::TaskStatus::failed && !failure_reported_.exchange(true)) {
-    network_.post_value(driver_rank, kinds::failure, FailureReport{task.name(), error_text(task)});
+    report_failure(FailureReport{task.name(), error_text(task)});
   }
   unfinished_.done(counted_on);
   const std::uint64_t done = finished_.fetch_add(1, std::memory_order_acq_rel) + 1;
   // The driver reads its own devices' loads when it needs them: it hears only of the end.
   const bool driver = network_.rank() == driver_rank;
   if (done == submitted_.load(std::memory_order_acquire)) {
-    network_.post_value(driver_rank, kinds::progress,
-                        Progress{done, driver ? std::vector<DeviceLoad>{} : loads()});
+    if (driver && local_.progress) {
+      local_.progress(Progress{done, {}});
+    } else {
+      network_.post_value(driver_rank, kinds::progress,
+                          Progress{done, driver ? std::vector<DeviceLoad>{} : loads()});
+    }
   } else if (!driver && reporter_ && done % report_every == 0) {
     network_.post_value(driver_rank, kinds::progress, Progress{done, loads()});
   }

@@ -81,6 +81,15 @@ class PlanExecutor final : public PlanContext {
   // leave.
   void report_progress();
   static constexpr std::uint64_t report_every = 256;
+  // On the driver's rank: where its own progress and failures go, called on the thread that
+  // finished the operation instead of messages through the network thread (one thread hop less
+  // from a kernel's end to wait_all() returning; a failure still arrives before the progress that
+  // counts its task). Set before the first plan.
+  struct LocalReports {
+    std::function<void(const Progress&)> progress;
+    std::function<void(const FailureReport&)> failure;
+  };
+  void report_locally(LocalReports reports) { local_ = std::move(reports); }
 
   // PlanContext, for the kinds' handlers.
   int rank() const override { return network_.rank(); }
@@ -127,6 +136,7 @@ class PlanExecutor final : public PlanContext {
   void receive_late(const memory::ChunkView& view, int peer, std::uint64_t transfer,
                     TransferDone done);
   void finished(const runtime::TaskHandle& task, std::uint32_t counted_on);
+  void report_failure(const FailureReport& report);
 
   Network& network_;
   runtime::Runtime& runtime_;
@@ -148,6 +158,7 @@ class PlanExecutor final : public PlanContext {
 
   UnfinishedCounts& unfinished_;
   LoadReporter reporter_;
+  LocalReports local_;
 
   std::atomic<std::uint64_t> submitted_{0};
   std::atomic<std::uint64_t> finished_{0};

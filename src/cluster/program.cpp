@@ -168,14 +168,7 @@ int Program::run(const std::function<void(Driver&)>& main) {
 
   p.driver = std::make_unique<Driver>(p.network, *p.plans, p.operations, p.kinds);
   Driver& driver = *p.driver;
-  p.network.on(kinds::progress, [&driver](int source, std::span<const std::byte> payload) {
-    driver.on_progress(source, decode<Progress>(payload, "a progress report"));
-  });
-  p.network.on(kinds::read_result, [&p](int, std::span<const std::byte> payload) {
-    p.plans->deliver(decode<ReadResult>(payload, "a read result"));
-  });
-  p.network.on(kinds::failure, [&p, &driver](int source, std::span<const std::byte> payload) {
-    const auto report = decode<FailureReport>(payload, "a failure report");
+  const auto on_failure = [&p, &driver](int source, const FailureReport& report) {
     driver.on_failure(source, report);
     if (p.network.size() == 1) return;
     // The driver's main normally collects the failure at its next call; if it does not, the
@@ -184,6 +177,18 @@ int Program::run(const std::function<void(Driver&)>& main) {
       std::this_thread::sleep_for(unattended_failure_grace);
       p.abort_job(message.what());
     }).detach();
+  };
+  p.plans->report_locally(
+      {[&driver, rank = rank()](const Progress& progress) { driver.on_progress(rank, progress); },
+       [on_failure, rank = rank()](const FailureReport& report) { on_failure(rank, report); }});
+  p.network.on(kinds::progress, [&driver](int source, std::span<const std::byte> payload) {
+    driver.on_progress(source, decode<Progress>(payload, "a progress report"));
+  });
+  p.network.on(kinds::read_result, [&p](int, std::span<const std::byte> payload) {
+    p.plans->deliver(decode<ReadResult>(payload, "a read result"));
+  });
+  p.network.on(kinds::failure, [on_failure](int source, std::span<const std::byte> payload) {
+    on_failure(source, decode<FailureReport>(payload, "a failure report"));
   });
 
   try {
