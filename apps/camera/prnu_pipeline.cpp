@@ -52,7 +52,9 @@ ComparisonLayout ComparisonLayout::of(ImageShape shape) {
   const device::FftShape fft{shape.height, shape.width, 1};
   ComparisonLayout layout;
   layout.result_bytes = std::uint64_t{correlation_parts + peak_energy_values} * sizeof(float);
-  layout.cross_spectrum = aligned(layout.result_bytes);
+  layout.partials = aligned(layout.result_bytes);
+  layout.cross_spectrum =
+      layout.partials + aligned(std::uint64_t{3} * surface_groups(shape.pixels()) * sizeof(float));
   layout.surface = layout.cross_spectrum + aligned(fft.spectrum_bytes());
   layout.bytes = layout.surface + fft.real_bytes();
   return layout;
@@ -129,10 +131,23 @@ device::Event compare_patterns(allpairs::DeviceContext& context, ImageShape shap
   device.plan_fft(fft_shape)->inverse(device.queue(device::QueueKind::compute),
                                       {*cross.buffer, cross.byte_offset},
                                       {*surface.buffer, surface.byte_offset});
+  return peak_and_energy(context, shape, surface, at(comparison, layout.partials), comparison,
+                         correlation_parts, peak);
+}
+
+device::Event peak_and_energy(allpairs::DeviceContext& context, ImageShape shape,
+                              const KernelArg& surface, const KernelArg& partials,
+                              const KernelArg& result, std::uint32_t at, PeakAt peak) {
+  const std::uint32_t groups = surface_groups(shape.pixels());
+  context.launch(
+      surface_partials_kernel(),
+      LaunchGeometry{Dim3{std::uint64_t{groups} * reduction_group}, Dim3{reduction_group}, 1},
+      {KernelArg::value(shape.width), KernelArg::value(shape.height), surface, partials,
+       KernelArg::value(groups)});
   return context.launch(peak_energy_kernel(),
                         LaunchGeometry{Dim3{reduction_group}, Dim3{reduction_group}, 1},
                         {KernelArg::value(shape.width), KernelArg::value(shape.height), surface,
-                         comparison, KernelArg::value(correlation_parts),
+                         partials, KernelArg::value(groups), result, KernelArg::value(at),
                          KernelArg::value(std::uint32_t{peak == PeakAt::any_shift})});
 }
 

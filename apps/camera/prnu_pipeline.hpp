@@ -45,11 +45,12 @@ struct PatternLayout {
 
 // A comparison's buffer: the result part copied back to the host (the correlation's
 // correlation_parts partial sums, then prnu_peak_energy's peak_energy_values), then scratch at
-// multiples of 4 KiB: the cross spectrum and the cross-correlation surface (float, width *
-// height).
+// multiples of 4 KiB: the surface's partials (prnu_surface_partials), the cross spectrum and
+// the cross-correlation surface (float, width * height).
 struct ComparisonLayout {
   std::uint64_t result_bytes = 0;
-  std::uint64_t cross_spectrum = 0;  // byte offsets
+  std::uint64_t partials = 0;  // byte offsets
+  std::uint64_t cross_spectrum = 0;
   std::uint64_t surface = 0;
   std::uint64_t bytes = 0;
   static ComparisonLayout of(ImageShape shape);
@@ -80,6 +81,13 @@ enum class PeakAt { zero_shift, any_shift };
 device::Event compare_patterns(allpairs::DeviceContext& context, ImageShape shape,
                                const device::KernelArg& left, const device::KernelArg& right,
                                const device::KernelArg& comparison, PeakAt peak);
+
+// The peak and energy of a cross-correlation surface of `shape` into result[at, at + 4)
+// (pce_kernels.hpp): the surface's partials (3 * surface_groups(shape.pixels()) floats of
+// `partials`), then their combination. Returns the event of the last kernel.
+device::Event peak_and_energy(allpairs::DeviceContext& context, ImageShape shape,
+                              const device::KernelArg& surface, const device::KernelArg& partials,
+                              const device::KernelArg& result, std::uint32_t at, PeakAt peak);
 
 // The normalized cross-correlation of two extracted (zero-mean, unit-norm) patterns from the
 // correlation's partial sums (the first correlation_parts floats of `parts`, as bytes).

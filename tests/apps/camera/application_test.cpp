@@ -50,10 +50,11 @@ TEST(CameraApplication, ItemsAreThePhotosInNameOrder) {
   // The pattern, then at 4 KiB its half spectrum (24 x 17 complex floats).
   EXPECT_EQ(application->slot_bytes(), 4096u + 24u * 17u * 8u);
   EXPECT_EQ(application->item_bytes(1, 32u * 24u * 4u), application->slot_bytes());
-  // The result part (NCC parts, peak, index, energy, count), then at 4 KiB the cross spectrum
-  // and at 8 KiB the cross-correlation surface.
+  // The result part (NCC parts, peak, index, energy, count), then at 4 KiB the surface's
+  // partials (one work-group's), at 8 KiB the cross spectrum and at 12 KiB the cross-correlation
+  // surface.
   EXPECT_EQ(application->comparison_result_bytes(), (correlation_parts + 4u) * 4u);
-  EXPECT_EQ(application->comparison_bytes(), 8192u + 32u * 24u * 4u);
+  EXPECT_EQ(application->comparison_bytes(), 12288u + 32u * 24u * 4u);
   EXPECT_EQ(application->result_bytes(), sizeof(Result));
   const auto parsed = application->parse(2, read_bytes(application->file_of(2)));
   // The luminance, then room for the extraction's spectrum, power and column energies.

@@ -13,10 +13,10 @@ namespace {
 
 TEST(CameraCudaKernels, EveryKernelCompilesWithNvrtc) {
   const device::KernelDefinition* kernels[] = {
-      &residual_kernel(),       &zero_mean_rows_kernel(), &zero_mean_columns_kernel(),
-      &inverse_norm_kernel(),   &scale_kernel(),          &correlation_kernel(),
-      &spectrum_power_kernel(), &wiener_scale_kernel(),   &cross_spectrum_kernel(),
-      &peak_energy_kernel()};
+      &residual_kernel(),         &zero_mean_rows_kernel(), &zero_mean_columns_kernel(),
+      &inverse_norm_kernel(),     &scale_kernel(),          &correlation_kernel(),
+      &spectrum_power_kernel(),   &wiener_scale_kernel(),   &cross_spectrum_kernel(),
+      &surface_partials_kernel(), &peak_energy_kernel()};
   for (const device::KernelDefinition* kernel : kernels) {
     ASSERT_TRUE(kernel->implements(device::BackendKind::cuda)) << kernel->name();
     for (const char* architecture : {"sm_90", "sm_75"}) {

@@ -20,9 +20,7 @@
 namespace strata::apps::camera {
 namespace {
 
-using device::Dim3;
 using device::KernelArg;
-using device::LaunchGeometry;
 using testing::KernelHarness;
 
 using Image = std::vector<float>;
@@ -83,6 +81,20 @@ std::pair<Image, Image> shifted_pair(std::uint32_t width, std::uint32_t height,
       right[std::size_t{(y + shift_y) % height} * width + (x + shift_x) % width] =
           static_cast<float>(left[std::size_t{y} * width + x] + 2.0 * random.normal());
   return {left, right};
+}
+
+// peak_and_energy on `surface` (width x height) into result[at, at + 4) of a buffer of `at` + 4
+// floats that start at -1; returns the whole buffer.
+std::vector<float> peak_and_energy_of(device::Device& device, const Image& surface,
+                                      ImageShape shape, std::uint32_t at, PeakAt peak) {
+  KernelHarness harness(device);
+  const auto in = harness.upload(surface);
+  const auto partials = harness.zeros(3 * std::size_t{surface_groups(shape.pixels())});
+  const auto out = harness.upload(Image(at + peak_energy_values, -1.0f));
+  peak_and_energy(harness.context(), shape, KernelArg::array<float>(in),
+                  KernelArg::array<float>(partials), KernelArg::array<float>(out), at, peak)
+      .wait();
+  return harness.download(out, at + peak_energy_values);
 }
 
 class PceKernels : public ::testing::TestWithParam<std::string> {};
@@ -155,16 +167,8 @@ TEST_P(PceKernels, PeakEnergyLeavesOutTheNeighbourhoodAcrossTheCorner) {
     const Image values(surface.begin(), surface.end());
     std::vector<double> rounded(values.begin(), values.end());
     const PeakEnergy expected = reference_peak_energy(rounded, width, height);
-    KernelHarness harness(device);
-    const auto in = harness.upload(values);
-    const auto out = harness.upload(Image(3 + peak_energy_values, -1.0f));
-    harness.context()
-        .launch(peak_energy_kernel(),
-                LaunchGeometry{Dim3{reduction_group}, Dim3{reduction_group}, 1},
-                {KernelArg::value(width), KernelArg::value(height), KernelArg::array<float>(in),
-                 KernelArg::array<float>(out), KernelArg::value(3u), KernelArg::value(1u)})
-        .wait();
-    const std::vector<float> result = harness.download(out, 3 + peak_energy_values);
+    const std::vector<float> result =
+        peak_and_energy_of(device, values, {width, height}, 3, PeakAt::any_shift);
     EXPECT_EQ(result[0], -1.0f) << "values before `at` are left alone";
     const PeakEnergy got = read_peak_energy(result, 3);
     EXPECT_EQ(got.index, width - 1);
@@ -187,21 +191,66 @@ TEST_P(PceKernels, AtZeroShiftThePeakIsTheOriginsValueWhereverTheLargestIs) {
     const Image values(surface.begin(), surface.end());
     std::vector<double> rounded(values.begin(), values.end());
     const PeakEnergy expected = reference_peak_energy(rounded, width, height, PeakAt::zero_shift);
-    KernelHarness harness(device);
-    const auto in = harness.upload(values);
-    const auto out = harness.upload(Image(peak_energy_values, -1.0f));
-    harness.context()
-        .launch(peak_energy_kernel(),
-                LaunchGeometry{Dim3{reduction_group}, Dim3{reduction_group}, 1},
-                {KernelArg::value(width), KernelArg::value(height), KernelArg::array<float>(in),
-                 KernelArg::array<float>(out), KernelArg::value(0u), KernelArg::value(0u)})
-        .wait();
-    const PeakEnergy got = read_peak_energy(harness.download(out, peak_energy_values), 0);
+    const PeakEnergy got = read_peak_energy(
+        peak_and_energy_of(device, values, {width, height}, 0, PeakAt::zero_shift), 0);
     EXPECT_EQ(got.index, 0u);
     EXPECT_EQ(got.peak, -7.0);
     EXPECT_EQ(got.count, expected.count);
     EXPECT_NEAR(got.energy, expected.energy, 1e-5 * expected.energy) << width << "x" << height;
     EXPECT_LT(got.pce(), 0.0) << "the sign of the peak is kept";
+  }
+}
+
+TEST_P(PceKernels, ASurfaceOfManyWorkGroupsKeepsTheFirstOfEqualPeaks) {
+  CAMERA_REQUIRE_DEVICE(device);
+  // 1,500 x 1,000 values, so that many work-groups share the surface; the largest value three
+  // times, in the shares of different groups, the neighbourhood of the first wrapping around the
+  // bottom edge.
+  constexpr std::uint32_t width = 1500, height = 1000;
+  ASSERT_GT(surface_groups(std::uint64_t{width} * height), 100u);
+  RandomStream random(5, {});
+  std::vector<double> surface(std::size_t{width} * height);
+  for (double& v : surface)
+    v = random.normal();
+  const std::size_t first = std::size_t{height - 2} * width + 700;
+  surface[std::size_t{400} * width + 9] = 25.0;  // smaller: not the peak
+  surface[first] = 30.0;
+  surface[first + 200] = 30.0;  // equal, later
+  surface[surface.size() - 1] = 30.0;
+  const Image values(surface.begin(), surface.end());
+  std::vector<double> rounded(values.begin(), values.end());
+  const PeakEnergy expected = reference_peak_energy(rounded, width, height);
+  ASSERT_EQ(expected.index, first);
+  const PeakEnergy got = read_peak_energy(
+      peak_and_energy_of(device, values, {width, height}, 0, PeakAt::any_shift), 0);
+  EXPECT_EQ(got.index, first);
+  EXPECT_EQ(got.peak, 30.0);
+  EXPECT_EQ(got.count, expected.count);
+  EXPECT_NEAR(got.energy, expected.energy, 1e-5 * expected.energy);
+}
+
+TEST_P(PceKernels, ASideShorterThanTheNeighbourhoodLeavesOutEachValueOnce) {
+  CAMERA_REQUIRE_DEVICE(device);
+  // 7 and 30 columns by 9 and 40 rows: a side of fewer than 11 values has every one of its values
+  // within the neighbourhood's reach, counted once although the square wraps onto itself.
+  for (const auto& [width, height] :
+       {std::pair{7u, 40u}, std::pair{30u, 9u}, std::pair{7u, 9u}, std::pair{11u, 12u}}) {
+    RandomStream random(width * height, {});
+    std::vector<double> surface(std::size_t{width} * height);
+    for (double& v : surface)
+      v = random.normal();
+    surface[std::size_t{height / 3} * width + width / 2] = 9.0;
+    const Image values(surface.begin(), surface.end());
+    std::vector<double> rounded(values.begin(), values.end());
+    for (const PeakAt at : {PeakAt::any_shift, PeakAt::zero_shift}) {
+      const PeakEnergy expected = reference_peak_energy(rounded, width, height, at);
+      const PeakEnergy got =
+          read_peak_energy(peak_and_energy_of(device, values, {width, height}, 0, at), 0);
+      SCOPED_TRACE(std::to_string(width) + "x" + std::to_string(height));
+      EXPECT_EQ(got.index, expected.index);
+      EXPECT_EQ(got.count, expected.count);
+      EXPECT_NEAR(got.energy, expected.energy, 1e-5 * expected.energy + 1e-6);
+    }
   }
 }
 
