@@ -8,7 +8,10 @@
 #   outputs:   setting flags after the subcommand; the answer's files are written beside the
 #              results and named in the report; without the truth file the run exits 0
 #   bad_options: nonsense option values, given as flags or STRATA_ALLPAIRS_* variables, are
-#              errors naming the setting, the flag or variable, and the range (camera: --crop)
+#              errors naming the setting, the flag or variable, and the range (camera: --crop);
+#              --devices and --backends that disagree are an error
+#   backends:  without --devices the run computes on the backends setting's devices (OpenCL's
+#              where a device is found), and on the CPU when the setting is not given
 #   real_photos: APP is camera, ITEMS a directory of real photos named *_BODY_NUMBER.JPG: the
 #              groups written are the bodies
 #   killed_rank: ITEMS items on 2 processes; rank 0 is held (SIGSTOP) once the journal has
@@ -139,6 +142,9 @@ if [[ $mode == bad_options ]]; then
     must_fail_naming "smaller than --crop 4000x3000" \
       "$strata" allpairs run "$app" "$dir" --quiet --crop 4000x3000
   fi
+  # The backends to compute on: --devices or the backends setting, not two different ones.
+  must_fail_naming "--devices opencl and the backends setting cpu (--backends) disagree" \
+    "$strata" allpairs run "$app" "$dir" --quiet --devices opencl --backends cpu
   [[ ! -e $dir/results.bin ]] || { echo "a refused run wrote results"; exit 1; }
   exit 0
 fi
@@ -167,6 +173,22 @@ case $mode in
     for file in $(outputs_of "$app"); do
       [[ -s $dir/$file ]] || { echo "no $file without the truth"; exit 1; }
     done
+    ;;
+  backends)
+    # Without --devices the backends setting chooses the devices (the CPU when it is not set):
+    # PoCL's device where one is found, as a user with STRATA_BACKENDS=opencl expects.
+    want=cpu
+    if "$strata" info | grep -q "^  opencl:"; then want=opencl; fi
+    STRATA_BACKENDS=$want "$strata" allpairs run "$app" "$dir" --quiet | tee "$dir/out.txt"
+    grep -q "the truth was recovered" "$dir/out.txt"
+    grep -Eq "^$want[^ ]* compute " "$dir/out.txt" || { echo "it did not compute on $want"; exit 1; }
+    if [[ $want != cpu ]] && grep -q "^cpu compute " "$dir/out.txt"; then
+      echo "it computed on the CPU device too"
+      exit 1
+    fi
+    rm -f "$dir"/results.*
+    "$strata" allpairs run "$app" "$dir" --quiet | tee "$dir/out.txt"
+    grep -q "^cpu compute " "$dir/out.txt" || { echo "the default is not the CPU"; exit 1; }
     ;;
   recovers)
     # The host cache from the environment; hops from the environment overridden by the flag.

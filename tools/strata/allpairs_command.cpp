@@ -31,6 +31,25 @@ std::string allpairs_settings_line(const EffectiveConfig& effective) {
   return line;
 }
 
+// The backends a run computes on: --devices; else the backends setting where the user set it
+// (--backends, STRATA_BACKENDS); else the CPU alone (the setting's default lists every backend,
+// and an OpenCL device on the CPU would share its cores). Both given and different: an error.
+std::string compute_backends(const EffectiveConfig& effective, const std::string& devices) {
+  const auto table = settings();
+  std::string backends, source = "default";
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    if (table[i].name != "backends") continue;
+    backends = table[i].read(effective.config);
+    source = effective.sources[i];
+  }
+  if (source == "default") return devices.empty() ? "cpu" : devices;
+  if (!devices.empty() && devices != backends) {
+    throw Error(fmt::format("--devices {} and the backends setting {} ({}) disagree: give one",
+                            devices, backends, source));
+  }
+  return backends;
+}
+
 std::string bar(const allpairs::Progress& progress) {
   constexpr int width = 30;
   const double fraction =
@@ -109,7 +128,7 @@ int run(const EffectiveConfig& effective, const AllPairsOptions& options) {
   engine.output =
       options.output.empty() ? dir / "results.bin" : std::filesystem::path(options.output);
   engine.resume = options.resume;
-  engine.devices = options.devices;
+  engine.devices = compute_backends(effective, options.devices);
   engine.bad_input = options.skip_bad_input ? allpairs::BadInput::skip : allpairs::BadInput::stop;
 
   ProgressLine line;
@@ -190,7 +209,9 @@ CLI::App& add_allpairs_command(CLI::App& app, AllPairsOptions& options,
                           "Jobs in flight per device (back-pressure), 1 to 65536");
   setting_flags.add_alias(*run, "allpairs_leaf", "--leaf",
                           "Blocks of at most LEAF x LEAF pairs are not split, 1 to 1000000");
-  run->add_option("--devices", options.devices, "Backends to compute on: cpu, opencl, cuda");
+  run->add_option("--devices", options.devices,
+                  "Backends to compute on: cpu, opencl, cuda (default: the backends setting where "
+                  "given, else cpu)");
   run->add_flag("--skip-bad-input", options.skip_bad_input,
                 "Skip unreadable items with a warning instead of stopping");
   run->add_flag("--quiet", options.quiet, "No progress bar");

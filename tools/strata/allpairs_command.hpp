@@ -20,7 +20,7 @@ struct AllPairsOptions {
   std::uint64_t seed = 1;
   std::string output;  // run: default <directory>/results.bin
   bool resume = false;
-  std::string devices = "cpu";
+  std::string devices;  // run: empty for the backends setting where the user set it, else cpu
   bool skip_bad_input = false;
   bool quiet = false;
   std::string report_json;  // run: also write the report as JSON here
