@@ -90,17 +90,31 @@ __kernel void phylogeny_correlation(__global const uint* left, __global const ui
   const ulong na = a[0], nb = b[0];
   const ulong group = get_group_id(0);
   const uint t = get_local_id(0);
+  // The thread's run of the group's slice of a, merged with the part of b it spans: one search
+  // a thread, then every key read once (a search per key read ~16 keys of b for each of a).
   const ulong begin = na * group / GROUPS, end = na * (group + 1) / GROUPS;
+  const ulong first = begin + (end - begin) * t / GROUP_SIZE;
+  const ulong last = begin + (end - begin) * (t + 1) / GROUP_SIZE;
   float sum = 0.0f;
-  for (ulong i = begin + t; i < end; i += GROUP_SIZE) {
-    const uint key = a[HEADER + 2 * i];
+  if (first < last) {
+    const uint key = a[HEADER + 2 * first];
     ulong low = 0, high = nb;
     while (low < high) {
       const ulong mid = (low + high) / 2;
       if (b[HEADER + 2 * mid] < key) low = mid + 1; else high = mid;
     }
-    if (low < nb && b[HEADER + 2 * low] == key)
-      sum += as_float(a[HEADER + 2 * i + 1]) * as_float(b[HEADER + 2 * low + 1]);
+    for (ulong i = first, j = low; i < last && j < nb;) {
+      const uint ka = a[HEADER + 2 * i], kb = b[HEADER + 2 * j];
+      if (ka < kb) {
+        ++i;
+      } else if (kb < ka) {
+        ++j;
+      } else {
+        sum += as_float(a[HEADER + 2 * i + 1]) * as_float(b[HEADER + 2 * j + 1]);
+        ++i;
+        ++j;
+      }
+    }
   }
   sums[t] = sum;
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -122,16 +136,28 @@ extern "C" __global__ void phylogeny_correlation(const unsigned int* left,
   const unsigned long long group = blockIdx.x;
   const unsigned int t = threadIdx.x;
   const unsigned long long begin = na * group / GROUPS, end = na * (group + 1) / GROUPS;
+  const unsigned long long first = begin + (end - begin) * t / GROUP_SIZE;
+  const unsigned long long last = begin + (end - begin) * (t + 1) / GROUP_SIZE;
   float sum = 0.0f;
-  for (unsigned long long i = begin + t; i < end; i += GROUP_SIZE) {
-    const unsigned int key = a[HEADER + 2 * i];
+  if (first < last) {
+    const unsigned int key = a[HEADER + 2 * first];
     unsigned long long low = 0, high = nb;
     while (low < high) {
       const unsigned long long mid = (low + high) / 2;
       if (b[HEADER + 2 * mid] < key) low = mid + 1; else high = mid;
     }
-    if (low < nb && b[HEADER + 2 * low] == key)
-      sum += __uint_as_float(a[HEADER + 2 * i + 1]) * __uint_as_float(b[HEADER + 2 * low + 1]);
+    for (unsigned long long i = first, j = low; i < last && j < nb;) {
+      const unsigned int ka = a[HEADER + 2 * i], kb = b[HEADER + 2 * j];
+      if (ka < kb) {
+        ++i;
+      } else if (kb < ka) {
+        ++j;
+      } else {
+        sum += __uint_as_float(a[HEADER + 2 * i + 1]) * __uint_as_float(b[HEADER + 2 * j + 1]);
+        ++i;
+        ++j;
+      }
+    }
   }
   sums[t] = sum;
   __syncthreads();

@@ -16,8 +16,9 @@ namespace strata::apps::phylogeny {
 device::KernelDefinition composition_vector_kernel();
 
 // The correlation of two vectors as partial sums: work-group g takes the g-th of
-// `correlation_groups` equal slices of the shorter vector, looks its keys up in the longer one
-// and writes the sum of products to partial[g]; the host adds the partial sums.
+// `correlation_groups` equal slices of the shorter vector, each of its threads a run of the
+// slice, which it merges with the longer vector from its first key's place there (found by
+// binary search); the group writes the sum of products to partial[g]; the host adds them.
 // Parameters: u32 left[] (read), u32 right[] (read), f32 partial[correlation_groups] (write).
 // C++, OpenCL C and CUDA implementations (work-groups / blocks of correlation_group_size).
 inline constexpr std::uint32_t correlation_groups = 64;

@@ -110,6 +110,16 @@ void expect_correlations_match(Device& device) {
   }
   EXPECT_NEAR(device_correlation(device, self, self), 1.0, 1e-5);
   EXPECT_GT(device_correlation(device, self, near), device_correlation(device, self, far));
+  // Vectors of ~70,000 entries: each thread merges a run of several keys, and a short vector's
+  // run spans long stretches of the other.
+  const auto large_base = random_residues(6, 600);
+  const auto large = host_vector(large_base, 5);
+  const auto large_near = host_vector(mutated(large_base, 7, 0.2), 5);
+  for (const auto& [left, right] : {std::pair{&large, &large_near}, std::pair{&large, &small},
+                                    std::pair{&small, &large}, std::pair{&self, &large_near}}) {
+    EXPECT_NEAR(device_correlation(device, *left, *right), vector_correlation(*left, *right), 1e-5);
+  }
+  EXPECT_NEAR(device_correlation(device, large, large), 1.0, 1e-5);
 }
 
 TEST(PhylogenyKernels, CorrelationOnTheCpuDeviceMatchesTheReference) {
