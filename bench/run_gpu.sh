@@ -147,17 +147,22 @@ section coclustering 40 "${bench[@]}" "$root/bench/run_lightning_coclustering.sh
 # CPU run's.
 pentax() {
   local data=$pack/data/camera-pentax backend
-  for backend in cpu cuda; do
+  # 12-Mpx photos: the PCE's peak and energy over every compute unit show in the compare stage.
+  for backend in cpu opencl cuda; do
     rm -rf "/tmp/pentax-$backend" && cp -r "$data" "/tmp/pentax-$backend"
     strata allpairs run camera "/tmp/pentax-$backend" --devices "$backend" || return
   done
   cat /tmp/pentax-cpu/results.groups.csv
-  diff /tmp/pentax-cpu/results.groups.csv /tmp/pentax-cuda/results.groups.csv && echo "groups: cuda = cpu"
-  paste -d"|" /tmp/pentax-cpu/results.scores.csv /tmp/pentax-cuda/results.scores.csv
+  for backend in opencl cuda; do
+    diff /tmp/pentax-cpu/results.groups.csv "/tmp/pentax-$backend/results.groups.csv" &&
+      echo "groups: $backend = cpu"
+  done
+  paste -d"|" /tmp/pentax-cpu/results.scores.csv /tmp/pentax-opencl/results.scores.csv \
+    /tmp/pentax-cuda/results.scores.csv
 }
 export pack
 export -f pentax
-section pentax 30 bash -c pentax
+section pentax 50 bash -c pentax
 # The camera application on NVIDIA's OpenCL (it ended in a segmentation fault): generated photos
 # and the Pentax ones; a crash prints the stack (strata's crash report, module+offset).
 camera_opencl() {
