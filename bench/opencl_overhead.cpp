@@ -94,6 +94,23 @@ struct Raw {
     check(clWaitForEvents(1, &event), "clWaitForEvents");
     clReleaseEvent(event);
   }
+  // A burst: `count` launches enqueued back to back, the queue flushed once (by the wait on the
+  // last one's event), as a multi-command task (an FFT, a pipeline stage) enqueues them.
+  void launch_burst(cl_kernel kernel, int count) const {
+    cl_uint iterations = 0;
+    check(clSetKernelArg(kernel, 0, sizeof iterations, &iterations), "clSetKernelArg");
+    check(clSetKernelArg(kernel, 1, sizeof out, &out), "clSetKernelArg");
+    const std::size_t global = kThreads, local = kBlock;
+    cl_event event = nullptr;
+    for (int i = 0; i < count; ++i) {
+      if (event != nullptr) clReleaseEvent(event);
+      check(
+          clEnqueueNDRangeKernel(compute, kernel, 1, nullptr, &global, &local, 0, nullptr, &event),
+          "clEnqueueNDRangeKernel");
+    }
+    check(clWaitForEvents(1, &event), "clWaitForEvents");
+    clReleaseEvent(event);
+  }
   void write(cl_mem buffer, const void* source, std::size_t bytes) const {
     cl_event event = nullptr;
     check(clEnqueueWriteBuffer(upload, buffer, CL_FALSE, 0, bytes, source, 0, nullptr, &event),
@@ -138,6 +155,16 @@ struct Strata {
         .launch(kernel, sd::LaunchGeometry{sd::Dim3{kThreads}, sd::Dim3{kBlock}, 1},
                 {sd::KernelArg::value(iterations), sd::KernelArg::array<float>(out)})
         .wait();
+  }
+  void launch_burst(const sd::CompiledKernel& kernel, int count) const {
+    sd::Queue& queue = device->queue(sd::QueueKind::compute);
+    sd::Event last;
+    for (int i = 0; i < count; ++i) {
+      last =
+          queue.launch(kernel, sd::LaunchGeometry{sd::Dim3{kThreads}, sd::Dim3{kBlock}, 1},
+                       {sd::KernelArg::value(std::uint32_t{0}), sd::KernelArg::array<float>(out)});
+    }
+    last.wait();
   }
 };
 
@@ -190,6 +217,17 @@ void launch_empty(benchmark::State& state) {
   paired(
       state, [] { raw->launch(raw->empty, 0); },
       [] { strata_side->launch(*strata_side->empty, 0); }, 0);
+}
+
+// 16 empty kernels enqueued back to back, then a wait for the last: per-command costs (Strata
+// flushes the queue after every command) without a round trip each.
+void launch_burst(benchmark::State& state) {
+  constexpr int count = 16;
+  paired(
+      state, [] { raw->launch_burst(raw->empty, count); },
+      [] { strata_side->launch_burst(*strata_side->empty, count); }, 0);
+  state.counters["raw_us_per_launch"] = state.counters["raw_us"] / count;
+  state.counters["strata_us_per_launch"] = state.counters["strata_us"] / count;
 }
 
 void launch_1ms(benchmark::State& state) {
@@ -254,6 +292,7 @@ int main(int argc, char** argv) {
 
   benchmark::RegisterBenchmark("launch/empty", launch_empty)->UseRealTime();
   benchmark::RegisterBenchmark("launch/1ms", launch_1ms)->UseRealTime();
+  benchmark::RegisterBenchmark("launch/burst_of_16_empty", launch_burst)->UseRealTime();
   for (std::int64_t bytes : {std::int64_t{1} << 20, std::int64_t{64} << 20}) {
     benchmark::RegisterBenchmark("copy/to_device", copy, true)->Arg(bytes)->UseRealTime();
     benchmark::RegisterBenchmark("copy/to_host", copy, false)->Arg(bytes)->UseRealTime();

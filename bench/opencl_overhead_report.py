@@ -9,7 +9,8 @@ import platform
 import statistics
 import subprocess
 
-LAUNCHES = {"launch/empty": "empty kernel", "launch/1ms": "~1 ms kernel"}
+LAUNCHES = {"launch/empty": "empty kernel", "launch/1ms": "~1 ms kernel",
+            "launch/burst_of_16_empty": "16 empty kernels back to back, one wait (µs per 16)"}
 COPIES = {"copy/to_device": "host → device", "copy/to_host": "device → host"}
 
 
@@ -75,7 +76,10 @@ def main():
             "`clWaitForEvents`; per copy a non-blocking `clEnqueueWrite/ReadBuffer` and "
             "`clWaitForEvents`. Strata's side calls `Queue::launch(...).wait()` (argument checks, "
             "the kernel's argument lock, enqueue, `clFlush`, its event object) and "
-            "`copy_to_device/copy_to_host(...).wait()`. Each benchmark iteration runs one raw and "
+            "`copy_to_device/copy_to_host(...).wait()`. The burst enqueues 16 launches before one "
+            "wait: the raw side flushes the queue once (the wait's implicit flush), Strata after "
+            "every command, as a task of several commands (an FFT, a pipeline stage) runs. "
+            "Each benchmark iteration runs one raw and "
             "one Strata call back to back, alternating which goes first, so both see the same "
             "machine state; the 10 repetitions of all benchmarks run in random order. Spread is "
             "over the 10 repetitions; ratios are computed per repetition (same run, same "
