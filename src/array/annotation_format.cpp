@@ -48,20 +48,6 @@ std::string_view to_string(AccessMode mode) {
   return "?";
 }
 
-std::string_view to_string(ReduceOp op) {
-  switch (op) {
-    case ReduceOp::sum:
-      return "+";
-    case ReduceOp::product:
-      return "*";
-    case ReduceOp::min:
-      return "min";
-    case ReduceOp::max:
-      return "max";
-  }
-  return "?";
-}
-
 std::string to_string(const AffineExpression& expression,
                       const std::vector<std::string>& variables) {
   if (expression.terms.empty()) return "0";

@@ -33,20 +33,6 @@ RuntimeAccess runtime_mode(AccessMode mode) {
   }
 }
 
-memory::ReduceOp memory_op(ReduceOp op) {
-  switch (op) {
-    case ReduceOp::sum:
-      return memory::ReduceOp::sum;
-    case ReduceOp::product:
-      return memory::ReduceOp::product;
-    case ReduceOp::min:
-      return memory::ReduceOp::min;
-    case ReduceOp::max:
-      return memory::ReduceOp::max;
-  }
-  return memory::ReduceOp::sum;
-}
-
 Region region_of(const AccessRegion& access, std::uint32_t dims) {
   Region region;
   region.dims = dims;
@@ -177,7 +163,7 @@ void Arrays::launch(const ArrayKernel& kernel, const Grid& grid, const WorkDistr
       for (std::size_t q = 0; q < params.size(); ++q)
         shared |=
             q != p && args[q].is_array() && &args[q].array().record() == &args[p].array().record();
-      reductions.try_emplace(p, args[p].array(), memory_op(access.reduce_op), reduced, shared);
+      reductions.try_emplace(p, args[p].array(), access.reduce_op, reduced, shared);
     }
     if (writes(access.mode)) {
       std::vector<std::pair<Region, std::size_t>> written;

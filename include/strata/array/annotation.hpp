@@ -12,6 +12,8 @@
 #include <variant>
 #include <vector>
 
+#include "strata/memory/combine.hpp"
+
 namespace strata::array {
 
 // What the bound variables index: the thread in the whole grid, the thread block in the grid, or
@@ -20,8 +22,9 @@ enum class Binding { global, block, local };
 
 enum class AccessMode { read, write, readwrite, reduce };
 
-// How a reduce access combines the values that several threads write to one element.
-enum class ReduceOp { sum, product, min, max };
+// How a reduce access combines the values that several threads write to one element: the memory
+// layer's operators, which combine the partials (to_string: "+", "*", "min", "max").
+using ReduceOp = memory::ReduceOp;
 
 // One term of an affine expression: coefficient × [scalar argument] × [bound variable].
 struct AffineTerm {
@@ -95,6 +98,5 @@ std::string to_string(const AffineExpression& expression,
 
 std::string_view to_string(Binding binding);
 std::string_view to_string(AccessMode mode);
-std::string_view to_string(ReduceOp op);  // "+", "*", "min", "max"
 
 }  // namespace strata::array
