@@ -64,6 +64,23 @@ inline std::vector<float> download_at(Device& device, const DeviceBuffer& buffer
   return values;
 }
 
+// The largest magnitude of `expected` and the largest distance of `got` (interleaved re, im)
+// from it.
+struct SpectrumError {
+  double largest = 0;
+  double error = 0;
+};
+inline SpectrumError spectrum_error(const std::vector<std::complex<double>>& expected,
+                                    const std::vector<float>& got) {
+  SpectrumError result;
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    result.largest = std::max(result.largest, std::abs(expected[i]));
+    result.error = std::max(
+        result.error, std::abs(expected[i] - std::complex<double>(got[2 * i], got[2 * i + 1])));
+  }
+  return result;
+}
+
 // Runs forward then inverse on `queue` (the inverse ordered after the forward by its event),
 // every array `offset` bytes into its buffer, and compares both with the reference.
 inline void expect_fft_matches_reference(Device& device, Queue& queue, const FftShape& shape,
@@ -81,12 +98,7 @@ inline void expect_fft_matches_reference(Device& device, Queue& queue, const Fft
   Event forward = plan->forward(queue, {real, offset}, {spectrum, offset});
   const std::vector<float> got = download_at(device, spectrum, offset, spectrum_floats, forward);
 
-  double largest = 0, error = 0;
-  for (std::size_t i = 0; i < expected.size(); ++i) {
-    largest = std::max(largest, std::abs(expected[i]));
-    error =
-        std::max(error, std::abs(expected[i] - std::complex<double>(got[2 * i], got[2 * i + 1])));
-  }
+  const auto [largest, error] = spectrum_error(expected, got);
   EXPECT_LE(error, 1e-5 * largest) << "forward: largest reference magnitude " << largest;
 
   // The inverse of the reference spectrum is n times the input (unnormalised).

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdlib>
@@ -200,6 +201,12 @@ void ClfftPlan::release() {
   if (has_forward_) clfftDestroyPlan(&forward_);
   if (has_inverse_) clfftDestroyPlan(&inverse_);
   has_forward_ = has_inverse_ = false;
+  // OpenCL frees a buffer once the commands enqueued on it have completed.
+  for (auto& [queue, buffers] : buffers_) {
+    for (cl_mem object : {buffers.scratch, buffers.input, buffers.output})
+      if (object != nullptr) clReleaseMemObject(object);
+  }
+  buffers_.clear();
 }
 
 Event ClfftPlan::run(clfftPlanHandle plan, clfftDirection direction, const char* name, Queue& queue,
@@ -215,84 +222,68 @@ Event ClfftPlan::run(clfftPlanHandle plan, clfftDirection direction, const char*
     throw DeviceError(fmt::format("opencl {}: {} FFT of {}: the plan was released (at exit)",
                                   *device_.label(), name, shape().describe()));
   }
-  // A scratch buffer per transform: clFFT's own would be shared by queues running at once.
-  std::size_t scratch_bytes = 0;
-  {
-    std::lock_guard calls(clfft_calls());
-    check(clfftGetTmpBufSize(plan, &scratch_bytes), "sizing the scratch buffer");
-  }
-  cl_mem scratch = nullptr;
-  if (scratch_bytes > 0) {
-    cl_int status = CL_SUCCESS;
-    scratch = clCreateBuffer(context_->context, CL_MEM_READ_WRITE, scratch_bytes, nullptr, &status);
-    if (status != CL_SUCCESS) {
-      throw DeviceError(fmt::format("opencl {}: {} FFT of {}: cannot allocate {} B of scratch: {}",
-                                    *device_.label(), name, shape().describe(), scratch_bytes,
-                                    cl_error_name(status)));
-    }
-  }
-  // The scratch and staging buffers are released once the transform has completed (the device's
-  // DeferredReleases), or at once when it was not enqueued.
-  DeferredReleases& releases = device_.deferred_releases();
-  std::vector<cl_mem> owned;
-  if (scratch != nullptr) owned.push_back(scratch);
-  cl_event enqueued = nullptr;
-  const auto release_owned = [&] {
-    for (cl_mem object : owned)
-      releases.release_after(object, enqueued);
-  };
-  try {
-    // An array at an offset goes through a buffer of its own (clFFT takes whole buffers).
-    const auto staged = [&](FftArray array, std::uint64_t bytes, const char* what) {
-      if (array.offset == 0) return static_cast<cl_mem>(array.buffer->handle());
-      cl_int status = CL_SUCCESS;
-      cl_mem own = clCreateBuffer(context_->context, CL_MEM_READ_WRITE, bytes, nullptr, &status);
-      if (status != CL_SUCCESS) {
-        throw DeviceError(
-            fmt::format("opencl {}: {} FFT of {}: cannot allocate {} B for the {} "
-                        "array at byte {}: {}",
-                        *device_.label(), name, shape().describe(), bytes, what, array.offset,
-                        cl_error_name(status)));
+  // The queue's buffers: an in-order queue runs its transforms one after another, so they share
+  // them; clFFT's own scratch would be shared by queues running at once.
+  Buffers& buffers = buffers_[native];
+  if (!buffers.sized) {
+    std::size_t bytes = 0;
+    {
+      std::lock_guard calls(clfft_calls());
+      for (const clfftPlanHandle each : {forward_, inverse_}) {
+        std::size_t needed = 0;
+        check(clfftGetTmpBufSize(each, &needed), "sizing the scratch buffer");
+        bytes = std::max(bytes, needed);
       }
-      owned.push_back(own);
-      return own;
-    };
-    cl_mem input = staged(in, in_bytes, "input");
-    cl_mem output = staged(out, out_bytes, "output");
-    const std::string operation = fmt::format("{} FFT of {}", name, shape().describe());
-    // One in-order queue: the copy in, the transform and the copy out run in that order; the
-    // wait list holds back the first, the event is the last's.
-    Event done = native->enqueue_native(
-        operation.c_str(), after,
-        [&](cl_command_queue commands, cl_uint count, const cl_event* list, cl_event* event) {
-          cl_int status = CL_SUCCESS;
-          if (in.offset != 0) {
-            status = clEnqueueCopyBuffer(commands, static_cast<cl_mem>(in.buffer->handle()), input,
-                                         in.offset, 0, in_bytes, count, list, nullptr);
-            count = 0;
-            list = nullptr;
-          }
-          if (status != CL_SUCCESS) return status;
-          {
-            std::lock_guard calls(clfft_calls());
-            status = static_cast<cl_int>(
-                clfftEnqueueTransform(plan, direction, 1, &commands, count, list,
-                                      out.offset == 0 ? event : nullptr, &input, &output, scratch));
-          }
-          if (status == CL_SUCCESS && out.offset != 0) {
-            status =
-                clEnqueueCopyBuffer(commands, output, static_cast<cl_mem>(out.buffer->handle()), 0,
-                                    out.offset, out_bytes, 0, nullptr, event);
-          }
-          if (status == CL_SUCCESS) enqueued = *event;
-          return status;
-        });
-    release_owned();
-    return done;
-  } catch (...) {
-    release_owned();
-    throw;
+    }
+    if (bytes > 0) buffers.scratch = allocate(bytes, name, "scratch");
+    buffers.sized = true;
   }
+  // An array at an offset goes through a buffer of the queue's (clFFT takes whole buffers).
+  const std::uint64_t largest = std::max(shape().real_bytes(), shape().spectrum_bytes());
+  const auto staged = [&](FftArray array, cl_mem& own, const char* what) {
+    if (array.offset == 0) return static_cast<cl_mem>(array.buffer->handle());
+    if (own == nullptr) own = allocate(largest, name, what);
+    return own;
+  };
+  cl_mem input = staged(in, buffers.input, "input");
+  cl_mem output = staged(out, buffers.output, "output");
+  const std::string operation = fmt::format("{} FFT of {}", name, shape().describe());
+  // One in-order queue: the copy in, the transform and the copy out run in that order; the
+  // wait list holds back the first, the event is the last's.
+  return native->enqueue_native(
+      operation.c_str(), after,
+      [&](cl_command_queue commands, cl_uint count, const cl_event* list, cl_event* event) {
+        cl_int status = CL_SUCCESS;
+        if (in.offset != 0) {
+          status = clEnqueueCopyBuffer(commands, static_cast<cl_mem>(in.buffer->handle()), input,
+                                       in.offset, 0, in_bytes, count, list, nullptr);
+          count = 0;
+          list = nullptr;
+        }
+        if (status != CL_SUCCESS) return status;
+        {
+          std::lock_guard calls(clfft_calls());
+          status = static_cast<cl_int>(clfftEnqueueTransform(
+              plan, direction, 1, &commands, count, list, out.offset == 0 ? event : nullptr, &input,
+              &output, buffers.scratch));
+        }
+        if (status == CL_SUCCESS && out.offset != 0) {
+          status = clEnqueueCopyBuffer(commands, output, static_cast<cl_mem>(out.buffer->handle()),
+                                       0, out.offset, out_bytes, 0, nullptr, event);
+        }
+        return status;
+      });
+}
+
+cl_mem ClfftPlan::allocate(std::uint64_t bytes, const char* name, const char* what) {
+  cl_int status = CL_SUCCESS;
+  cl_mem made = clCreateBuffer(context_->context, CL_MEM_READ_WRITE, bytes, nullptr, &status);
+  if (status != CL_SUCCESS) {
+    throw DeviceError(fmt::format("opencl {}: {} FFT of {}: cannot allocate {} B for the {}: {}",
+                                  *device_.label(), name, shape().describe(), bytes, what,
+                                  cl_error_name(status)));
+  }
+  return made;
 }
 
 Event ClfftPlan::forward(Queue& queue, FftArray real, FftArray spectrum,

@@ -6,7 +6,6 @@
 #include <memory>
 #include <string>
 
-#include "deferred_releases.hpp"
 #include "opencl_context.hpp"
 #include "opencl_queue.hpp"
 #include "strata/device/backends.hpp"
@@ -34,7 +33,6 @@ class OpenClDevice final : public Device {
   const std::shared_ptr<OpenClContext>& shared_context() const { return context_; }
   // "opencl:0:0 (device name)", shared with events for their messages.
   const std::shared_ptr<const std::string>& label() const { return label_; }
-  DeferredReleases& deferred_releases() { return *deferred_releases_; }
 
  protected:
   void release(void* handle, std::uint64_t bytes) noexcept override;
@@ -45,8 +43,6 @@ class OpenClDevice final : public Device {
   std::shared_ptr<OpenClContext> context_;
   std::shared_ptr<ProgramCache> cache_;
   std::string cache_key_;  // platform, device and driver version
-  // Before the queues: destroyed after them, before the context.
-  std::unique_ptr<DeferredReleases> deferred_releases_ = std::make_unique<DeferredReleases>();
   std::array<std::unique_ptr<OpenClQueue>, queue_kinds> queues_;
 };
 
