@@ -174,8 +174,9 @@ device::Event CameraApplication::compare(allpairs::DeviceContext& context,
 
 Result CameraApplication::postprocess(allpairs::ItemIndex /*left*/, allpairs::ItemIndex /*right*/,
                                       std::span<const std::byte> comparison) const {
-  return Result{ncc_from_parts(comparison),
-                pce_from_peak_energy(comparison.subspan(correlation_parts * sizeof(float)))};
+  const std::size_t parts = ComparisonLayout::of(shape_).parts * sizeof(float);
+  return Result{ncc_from_parts(comparison.first(parts)),
+                pce_from_peak_energy(comparison.subspan(parts))};
 }
 
 }  // namespace strata::apps::camera

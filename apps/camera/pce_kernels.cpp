@@ -387,10 +387,4 @@ const KernelDefinition& peak_energy_kernel() {
   return kernel;
 }
 
-std::uint32_t surface_groups(std::uint64_t values) {
-  constexpr std::uint64_t per_group = std::uint64_t{reduction_group} * 64;
-  return static_cast<std::uint32_t>(
-      std::clamp<std::uint64_t>((values + per_group - 1) / per_group, 1, 1024));
-}
-
 }  // namespace strata::apps::camera

@@ -23,10 +23,10 @@ inline constexpr std::uint32_t peak_energy_values = 4;
 const device::KernelDefinition& cross_spectrum_kernel();
 
 // prnu_surface_partials(width, height, surface, partials, groups), `groups` work-groups of
-// reduction_group threads, each over its share of the surface: partials[3g] = its largest value,
-// partials[3g + 1] = that value's index (uint32 bits; the first on ties, all ones for an empty
-// share), partials[3g + 2] = the sum of its values' squares. The surface is read once, by every
-// compute unit of the device.
+// reduction_group threads (reduction_groups(width * height), prnu_kernels.hpp), each over its
+// share of the surface: partials[3g] = its largest value, partials[3g + 1] = that value's index
+// (uint32 bits; the first on ties, all ones for an empty share), partials[3g + 2] = the sum of
+// its values' squares. The surface is read once, by every compute unit of the device.
 const device::KernelDefinition& surface_partials_kernel();
 
 // prnu_peak_energy(width, height, surface, partials, groups, result, at, search), one work-group
@@ -37,9 +37,5 @@ const device::KernelDefinition& surface_partials_kernel();
 // result[at + 2] = the sum of squares of the values outside the peak_neighbourhood square centred
 // on the peak (the total less the square's), result[at + 3] = how many values that is.
 const device::KernelDefinition& peak_energy_kernel();
-
-// How many work-groups prnu_surface_partials takes for a surface of `values` values: about 64
-// values a thread, at most 1,024 groups.
-std::uint32_t surface_groups(std::uint64_t values);
 
 }  // namespace strata::apps::camera

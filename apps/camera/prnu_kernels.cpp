@@ -120,11 +120,11 @@ __kernel void prnu_scale(uint count, uint width, __global float* pattern,
 )";
 
 constexpr const char* correlation_source = R"(
-__kernel void prnu_correlation(uint count, __global const float* left, __global const float* right,
-                          __global float* parts) {
+__kernel void prnu_correlation(uint count, uint parts, __global const float* left,
+                               __global const float* right, __global float* out) {
   __local float partial[GROUP];
   const uint part = get_group_id(0), t = get_local_id(0);
-  const uint chunk = (count + PARTS - 1) / PARTS;
+  const uint chunk = (count + parts - 1) / parts;
   const uint begin = min(count, part * chunk), end = min(count, begin + chunk);
   float sum = 0.0f;
   for (uint i = begin + t; i < end; i += GROUP) sum += left[i] * right[i];
@@ -134,7 +134,7 @@ __kernel void prnu_correlation(uint count, __global const float* left, __global 
     if (t < stride) partial[t] += partial[t + stride];
     barrier(CLK_LOCAL_MEM_FENCE);
   }
-  if (t == 0) parts[part] = partial[0];
+  if (t == 0) out[part] = partial[0];
 }
 )";
 
@@ -226,11 +226,11 @@ extern "C" __global__ void prnu_scale(unsigned int count, unsigned int width, fl
 )";
 
 constexpr const char* correlation_cuda = R"(
-extern "C" __global__ void prnu_correlation(unsigned int count, const float* left,
-                                            const float* right, float* parts) {
+extern "C" __global__ void prnu_correlation(unsigned int count, unsigned int parts,
+                                            const float* left, const float* right, float* out) {
   __shared__ float partial[GROUP];
   const unsigned int part = blockIdx.x, t = threadIdx.x;
-  const unsigned int chunk = (count + PARTS - 1) / PARTS;
+  const unsigned int chunk = (count + parts - 1) / parts;
   const unsigned int begin = min(count, part * chunk), end = min(count, begin + chunk);
   float sum = 0.0f;
   for (unsigned int i = begin + t; i < end; i += GROUP) sum += left[i] * right[i];
@@ -240,7 +240,7 @@ extern "C" __global__ void prnu_correlation(unsigned int count, const float* lef
     if (t < stride) partial[t] += partial[t + stride];
     __syncthreads();
   }
-  if (t == 0) parts[part] = partial[0];
+  if (t == 0) out[part] = partial[0];
 }
 )";
 
@@ -379,28 +379,28 @@ KernelDefinition make_scale() {
 KernelDefinition make_correlation() {
   return KernelDefinition("prnu_correlation")
       .scalar<std::uint32_t>("count")
+      .scalar<std::uint32_t>("parts")
       .array<float>("left", ParamAccess::read)
       .array<float>("right", ParamAccess::read)
-      .array<float>("parts", ParamAccess::write)
+      .array<float>("out", ParamAccess::write)
       .define("GROUP", std::to_string(reduction_group))
-      .define("PARTS", std::to_string(correlation_parts))
       .cpu([](const CpuBlock& block) {
         const auto count = block.scalar<std::uint32_t>(0);
-        const float* left = block.array<float>(1);
-        const float* right = block.array<float>(2);
-        float* parts = block.array<float>(3);
-        const std::uint64_t chunk =
-            (std::uint64_t{count} + correlation_parts - 1) / correlation_parts;
+        const auto parts = block.scalar<std::uint32_t>(1);
+        const float* left = block.array<float>(2);
+        const float* right = block.array<float>(3);
+        float* out = block.array<float>(4);
+        const std::uint64_t chunk = (std::uint64_t{count} + parts - 1) / parts;
         const std::uint64_t first = block.begin.x / reduction_group;
-        const std::uint64_t last = std::min<std::uint64_t>(
-            correlation_parts, (block.end.x + reduction_group - 1) / reduction_group);
+        const std::uint64_t last =
+            std::min<std::uint64_t>(parts, (block.end.x + reduction_group - 1) / reduction_group);
         for (std::uint64_t part = first; part < last; ++part) {
           const std::uint64_t begin = std::min<std::uint64_t>(count, part * chunk);
           const std::uint64_t end = std::min<std::uint64_t>(count, begin + chunk);
           double sum = 0.0;
           for (std::uint64_t i = begin; i < end; ++i)
             sum += double{left[i]} * right[i];
-          parts[part] = static_cast<float>(sum);
+          out[part] = static_cast<float>(sum);
         }
       })
       .opencl(correlation_source)
@@ -432,6 +432,12 @@ const KernelDefinition& scale_kernel() {
 const KernelDefinition& correlation_kernel() {
   static const KernelDefinition kernel = make_correlation();
   return kernel;
+}
+
+std::uint32_t reduction_groups(std::uint64_t values) {
+  constexpr std::uint64_t per_group = std::uint64_t{reduction_group} * 64;
+  return static_cast<std::uint32_t>(
+      std::clamp<std::uint64_t>((values + per_group - 1) / per_group, 1, 1024));
 }
 
 }  // namespace strata::apps::camera

@@ -14,8 +14,10 @@ namespace strata::apps::camera {
 
 // Work-group size of the kernels that reduce (rows, correlation).
 inline constexpr std::uint32_t reduction_group = 128;
-// How many partial sums one correlation produces (one per work-group); their sum is the NCC.
-inline constexpr std::uint32_t correlation_parts = 64;
+// How many work-groups a reduction over `values` values takes (the correlation's parts, the
+// PCE's partials): one per 8,192 values (64 a thread), 1 to 1,024 — every compute unit of a GPU
+// for a photo, few groups for a small image.
+std::uint32_t reduction_groups(std::uint64_t values);
 
 // prnu_residual(width, height, noise_variance, image, pattern), one thread per pixel (2-D): the
 // noise residual of a local Wiener filter over 3x3 neighbourhoods (edges replicated), (I - mean) *
@@ -41,9 +43,9 @@ const device::KernelDefinition& inverse_norm_kernel();
 // prnu_scale(count, width, pattern, energy), one thread per value: pattern[i] *= energy[width].
 const device::KernelDefinition& scale_kernel();
 
-// prnu_correlation(count, left, right, parts), correlation_parts work-groups of reduction_group
-// threads: parts[g] = the dot product of left and right over the g-th of correlation_parts
-// contiguous ranges.
+// prnu_correlation(count, parts, left, right, out), `parts` work-groups of reduction_group
+// threads: out[g] = the dot product of left and right over the g-th of `parts` contiguous ranges
+// (their sum is the NCC of unit-norm patterns).
 const device::KernelDefinition& correlation_kernel();
 
 }  // namespace strata::apps::camera

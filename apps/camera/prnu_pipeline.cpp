@@ -51,10 +51,11 @@ PatternLayout PatternLayout::of(ImageShape shape) {
 ComparisonLayout ComparisonLayout::of(ImageShape shape) {
   const device::FftShape fft{shape.height, shape.width, 1};
   ComparisonLayout layout;
-  layout.result_bytes = std::uint64_t{correlation_parts + peak_energy_values} * sizeof(float);
+  layout.parts = reduction_groups(shape.pixels());
+  layout.result_bytes = std::uint64_t{layout.parts + peak_energy_values} * sizeof(float);
   layout.partials = aligned(layout.result_bytes);
   layout.cross_spectrum =
-      layout.partials + aligned(std::uint64_t{3} * surface_groups(shape.pixels()) * sizeof(float));
+      layout.partials + aligned(std::uint64_t{3} * layout.parts * sizeof(float));
   layout.surface = layout.cross_spectrum + aligned(fft.spectrum_bytes());
   layout.bytes = layout.surface + fft.real_bytes();
   return layout;
@@ -108,10 +109,12 @@ device::Event extract_pattern(allpairs::DeviceContext& context, ImageShape shape
 
 device::Event correlate(allpairs::DeviceContext& context, std::uint64_t values,
                         const KernelArg& left, const KernelArg& right, const KernelArg& parts) {
-  return context.launch(correlation_kernel(),
-                        LaunchGeometry{Dim3{std::uint64_t{correlation_parts} * reduction_group},
-                                       Dim3{reduction_group}, 1},
-                        {KernelArg::value(static_cast<std::uint32_t>(values)), left, right, parts});
+  const std::uint32_t groups = reduction_groups(values);
+  return context.launch(
+      correlation_kernel(),
+      LaunchGeometry{Dim3{std::uint64_t{groups} * reduction_group}, Dim3{reduction_group}, 1},
+      {KernelArg::value(static_cast<std::uint32_t>(values)), KernelArg::value(groups), left, right,
+       parts});
 }
 
 device::Event compare_patterns(allpairs::DeviceContext& context, ImageShape shape,
@@ -132,13 +135,13 @@ device::Event compare_patterns(allpairs::DeviceContext& context, ImageShape shap
                                       {*cross.buffer, cross.byte_offset},
                                       {*surface.buffer, surface.byte_offset});
   return peak_and_energy(context, shape, surface, at(comparison, layout.partials), comparison,
-                         correlation_parts, peak);
+                         layout.parts, peak);
 }
 
 device::Event peak_and_energy(allpairs::DeviceContext& context, ImageShape shape,
                               const KernelArg& surface, const KernelArg& partials,
                               const KernelArg& result, std::uint32_t at, PeakAt peak) {
-  const std::uint32_t groups = surface_groups(shape.pixels());
+  const std::uint32_t groups = reduction_groups(shape.pixels());
   context.launch(
       surface_partials_kernel(),
       LaunchGeometry{Dim3{std::uint64_t{groups} * reduction_group}, Dim3{reduction_group}, 1},
@@ -153,7 +156,6 @@ device::Event peak_and_energy(allpairs::DeviceContext& context, ImageShape shape
 
 float ncc_from_parts(std::span<const std::byte> parts) {
   double sum = 0.0;
-  parts = parts.first(std::min<std::size_t>(parts.size(), correlation_parts * sizeof(float)));
   for (std::size_t offset = 0; offset + sizeof(float) <= parts.size(); offset += sizeof(float)) {
     float part = 0.0f;
     std::memcpy(&part, parts.data() + offset, sizeof part);

@@ -44,10 +44,11 @@ struct PatternLayout {
 };
 
 // A comparison's buffer: the result part copied back to the host (the correlation's
-// correlation_parts partial sums, then prnu_peak_energy's peak_energy_values), then scratch at
+// `parts` partial sums, then prnu_peak_energy's peak_energy_values), then scratch at
 // multiples of 4 KiB: the surface's partials (prnu_surface_partials), the cross spectrum and
 // the cross-correlation surface (float, width * height).
 struct ComparisonLayout {
+  std::uint32_t parts = 0;  // reduction_groups(pixels): the correlation's partial sums
   std::uint64_t result_bytes = 0;
   std::uint64_t partials = 0;  // byte offsets
   std::uint64_t cross_spectrum = 0;
@@ -65,8 +66,8 @@ struct ComparisonLayout {
 device::Event extract_pattern(allpairs::DeviceContext& context, ImageShape shape,
                               const device::KernelArg& image, const device::KernelArg& pattern);
 
-// Launches the correlation of two patterns of `values` floats into `parts` (correlation_parts
-// floats). Returns its event.
+// Launches the correlation of two patterns of `values` floats into `parts`
+// (reduction_groups(values) floats). Returns its event.
 device::Event correlate(allpairs::DeviceContext& context, std::uint64_t values,
                         const device::KernelArg& left, const device::KernelArg& right,
                         const device::KernelArg& parts);
@@ -83,14 +84,15 @@ device::Event compare_patterns(allpairs::DeviceContext& context, ImageShape shap
                                const device::KernelArg& comparison, PeakAt peak);
 
 // The peak and energy of a cross-correlation surface of `shape` into result[at, at + 4)
-// (pce_kernels.hpp): the surface's partials (3 * surface_groups(shape.pixels()) floats of
+// (pce_kernels.hpp): the surface's partials (3 * reduction_groups(shape.pixels()) floats of
 // `partials`), then their combination. Returns the event of the last kernel.
 device::Event peak_and_energy(allpairs::DeviceContext& context, ImageShape shape,
                               const device::KernelArg& surface, const device::KernelArg& partials,
                               const device::KernelArg& result, std::uint32_t at, PeakAt peak);
 
 // The normalized cross-correlation of two extracted (zero-mean, unit-norm) patterns from the
-// correlation's partial sums (the first correlation_parts floats of `parts`, as bytes).
+// correlation's partial sums (every float of `parts`, as bytes: a comparison's first
+// ComparisonLayout::parts).
 float ncc_from_parts(std::span<const std::byte> parts);
 
 // The peak-to-correlation energy from prnu_peak_energy's values (peak_energy_values floats, as

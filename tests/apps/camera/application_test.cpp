@@ -53,7 +53,8 @@ TEST(CameraApplication, ItemsAreThePhotosInNameOrder) {
   // The result part (NCC parts, peak, index, energy, count), then at 4 KiB the surface's
   // partials (one work-group's), at 8 KiB the cross spectrum and at 12 KiB the cross-correlation
   // surface.
-  EXPECT_EQ(application->comparison_result_bytes(), (correlation_parts + 4u) * 4u);
+  EXPECT_EQ(ComparisonLayout::of({32, 24}).parts, 1u) << "one work-group for 768 values";
+  EXPECT_EQ(application->comparison_result_bytes(), (1u + 4u) * 4u);
   EXPECT_EQ(application->comparison_bytes(), 12288u + 32u * 24u * 4u);
   EXPECT_EQ(application->result_bytes(), sizeof(Result));
   const auto parsed = application->parse(2, read_bytes(application->file_of(2)));

@@ -89,7 +89,7 @@ std::vector<float> peak_and_energy_of(device::Device& device, const Image& surfa
                                       ImageShape shape, std::uint32_t at, PeakAt peak) {
   KernelHarness harness(device);
   const auto in = harness.upload(surface);
-  const auto partials = harness.zeros(3 * std::size_t{surface_groups(shape.pixels())});
+  const auto partials = harness.zeros(3 * std::size_t{reduction_groups(shape.pixels())});
   const auto out = harness.upload(Image(at + peak_energy_values, -1.0f));
   peak_and_energy(harness.context(), shape, KernelArg::array<float>(in),
                   KernelArg::array<float>(partials), KernelArg::array<float>(out), at, peak)
@@ -141,7 +141,7 @@ TEST_P(PceKernels, TheSurfacesPeakAndEnergyMatchADirectCrossCorrelation) {
   ASSERT_EQ(expected.index, 3 * width + width - 2) << "the shift the data was made with";
   // The device surface is the FFT's, unnormalised: n times c. The PCE does not depend on it.
   const double n = double(shape.pixels());
-  const PeakEnergy got = read_peak_energy(result, correlation_parts);
+  const PeakEnergy got = read_peak_energy(result, layout.parts);
   EXPECT_EQ(got.index, expected.index);
   EXPECT_NEAR(got.peak / n, expected.peak, 1e-5);
   EXPECT_EQ(got.count, shape.pixels() - peak_neighbourhood * peak_neighbourhood);
@@ -149,10 +149,10 @@ TEST_P(PceKernels, TheSurfacesPeakAndEnergyMatchADirectCrossCorrelation) {
   EXPECT_NEAR(got.energy / (n * n), expected.energy, 1e-5 * expected.energy);
   EXPECT_NEAR(got.pce(), expected.pce(), 1e-4 * expected.pce());
   const auto bytes = std::as_bytes(std::span(result));
-  EXPECT_NEAR(pce_from_peak_energy(bytes.subspan(correlation_parts * sizeof(float))),
-              expected.pce(), 1e-4 * expected.pce());
+  EXPECT_NEAR(pce_from_peak_energy(bytes.subspan(layout.parts * sizeof(float))), expected.pce(),
+              1e-4 * expected.pce());
   // The NCC parts before them: the surface at the origin.
-  EXPECT_NEAR(ncc_from_parts(bytes), surface[0], 1e-5);
+  EXPECT_NEAR(ncc_from_parts(bytes.first(layout.parts * sizeof(float))), surface[0], 1e-5);
 }
 
 TEST_P(PceKernels, PeakEnergyLeavesOutTheNeighbourhoodAcrossTheCorner) {
@@ -207,7 +207,7 @@ TEST_P(PceKernels, ASurfaceOfManyWorkGroupsKeepsTheFirstOfEqualPeaks) {
   // times, in the shares of different groups, the neighbourhood of the first wrapping around the
   // bottom edge.
   constexpr std::uint32_t width = 1500, height = 1000;
-  ASSERT_GT(surface_groups(std::uint64_t{width} * height), 100u);
+  ASSERT_GT(reduction_groups(std::uint64_t{width} * height), 100u);
   RandomStream random(5, {});
   std::vector<double> surface(std::size_t{width} * height);
   for (double& v : surface)

@@ -356,8 +356,10 @@ TEST_P(PrnuKernels, TheWienerFilterRemovesAPeriodicArtefactCamerasShare) {
 
 TEST_P(PrnuKernels, CorrelationPartsSumToTheDotProduct) {
   CAMERA_REQUIRE_DEVICE(device);
-  // Fewer values than parts, not a multiple of the parts, several per thread.
-  for (const std::uint32_t count : {50u, 1000u, correlation_parts * reduction_group * 3 + 7}) {
+  // Fewer values than a group's threads, not a multiple of the parts, several parts of several
+  // values a thread, the most parts.
+  for (const std::uint32_t count : {50u, 1000u, 100'003u, 9'000'011u}) {
+    const std::uint32_t groups = reduction_groups(count);
     RandomStream random(count, {});
     Image left(count), right(count);
     double expected = 0.0;
@@ -368,11 +370,11 @@ TEST_P(PrnuKernels, CorrelationPartsSumToTheDotProduct) {
     }
     KernelHarness harness(device);
     const auto a = harness.upload(left), b = harness.upload(right);
-    const auto parts = harness.upload(Image(correlation_parts, -1.0f));
+    const auto parts = harness.upload(Image(groups, -1.0f));
     correlate(harness.context(), count, KernelArg::array<float>(a), KernelArg::array<float>(b),
               KernelArg::array<float>(parts))
         .wait();
-    const std::vector<float> sums = harness.download(parts, correlation_parts);
+    const std::vector<float> sums = harness.download(parts, groups);
     const double ncc = ncc_from_parts(std::as_bytes(std::span(sums)));
     EXPECT_NEAR(ncc, expected, 1e-5 * count) << count << " values";
   }
@@ -384,13 +386,14 @@ TEST_P(PrnuKernels, APatternCorrelatesWithItselfAtOne) {
   KernelHarness harness(device);
   const auto scratch = harness.upload(with_scratch(test_image(width, height, 9), width, height));
   const auto pattern = harness.zeros(item_floats(width, height));
-  const auto parts = harness.zeros(correlation_parts);
+  const std::uint32_t groups = reduction_groups(std::uint64_t{width} * height);
+  const auto parts = harness.zeros(groups);
   extract_pattern(harness.context(), ImageShape{width, height}, KernelArg::array<float>(scratch),
                   KernelArg::array<float>(pattern));
   correlate(harness.context(), std::uint64_t{width} * height, KernelArg::array<float>(pattern),
             KernelArg::array<float>(pattern), KernelArg::array<float>(parts))
       .wait();
-  const std::vector<float> sums = harness.download(parts, correlation_parts);
+  const std::vector<float> sums = harness.download(parts, groups);
   EXPECT_NEAR(ncc_from_parts(std::as_bytes(std::span(sums))), 1.0, 1e-5);
 }
 
