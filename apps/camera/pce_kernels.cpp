@@ -29,6 +29,30 @@ __kernel void prnu_cross_spectrum(uint count, __global const float* left,
 }
 )";
 
+// Both kernels' work-group reduction: every thread's (value, index) and sum in, the group's
+// largest value with the lowest index holding it in best[0], where[0], and the sum in sums[0].
+constexpr const char* largest_and_sum_source = R"(
+void largest_and_sum(__local float* best, __local uint* where, __local float* sums, float value,
+                     uint index, float sum) {
+  const uint t = get_local_id(0);
+  best[t] = value;
+  where[t] = index;
+  sums[t] = sum;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint stride = GROUP / 2; stride > 0; stride /= 2) {
+    if (t < stride) {
+      if (best[t + stride] > best[t] ||
+          (best[t + stride] == best[t] && where[t + stride] < where[t])) {
+        best[t] = best[t + stride];
+        where[t] = where[t + stride];
+      }
+      sums[t] += sums[t + stride];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+}
+)";
+
 // Each work-group's share of the surface (a grid-stride loop, so reads coalesce): its largest
 // value with the first index holding it, and its sum of squares.
 constexpr const char* surface_partials_source = R"(
@@ -48,21 +72,7 @@ __kernel void prnu_surface_partials(uint width, uint height, __global const floa
     }
     energy += v * v;
   }
-  best[t] = peak;
-  where[t] = index;
-  sums[t] = energy;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint stride = GROUP / 2; stride > 0; stride /= 2) {
-    if (t < stride) {
-      if (best[t + stride] > best[t] ||
-          (best[t + stride] == best[t] && where[t + stride] < where[t])) {
-        best[t] = best[t + stride];
-        where[t] = where[t + stride];
-      }
-      sums[t] += sums[t + stride];
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
+  largest_and_sum(best, where, sums, peak, index, energy);
   if (t == 0) {
     partials[3 * g] = best[0];
     partials[3 * g + 1] = as_float(where[0]);
@@ -92,21 +102,7 @@ __kernel void prnu_peak_energy(uint width, uint height, __global const float* su
     }
     total += partials[3 * g + 2];
   }
-  best[t] = peak;
-  where[t] = index;
-  sums[t] = total;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint stride = GROUP / 2; stride > 0; stride /= 2) {
-    if (t < stride) {
-      if (best[t + stride] > best[t] ||
-          (best[t + stride] == best[t] && where[t + stride] < where[t])) {
-        best[t] = best[t + stride];
-        where[t] = where[t + stride];
-      }
-      sums[t] += sums[t + stride];
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
+  largest_and_sum(best, where, sums, peak, index, total);
   const uint p = search && where[0] < count ? where[0] : 0u;
   total = sums[0];
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -147,6 +143,28 @@ extern "C" __global__ void prnu_cross_spectrum(unsigned int count, const float* 
 }
 )";
 
+constexpr const char* largest_and_sum_cuda = R"(
+__device__ void largest_and_sum(float* best, unsigned int* where, float* sums, float value,
+                                unsigned int index, float sum) {
+  const unsigned int t = threadIdx.x;
+  best[t] = value;
+  where[t] = index;
+  sums[t] = sum;
+  __syncthreads();
+  for (unsigned int stride = GROUP / 2; stride > 0; stride /= 2) {
+    if (t < stride) {
+      if (best[t + stride] > best[t] ||
+          (best[t + stride] == best[t] && where[t + stride] < where[t])) {
+        best[t] = best[t + stride];
+        where[t] = where[t + stride];
+      }
+      sums[t] += sums[t + stride];
+    }
+    __syncthreads();
+  }
+}
+)";
+
 constexpr const char* surface_partials_cuda = R"(
 extern "C" __global__ void prnu_surface_partials(unsigned int width, unsigned int height,
                                                  const float* surface, float* partials,
@@ -165,21 +183,7 @@ extern "C" __global__ void prnu_surface_partials(unsigned int width, unsigned in
     }
     energy += v * v;
   }
-  best[t] = peak;
-  where[t] = index;
-  sums[t] = energy;
-  __syncthreads();
-  for (unsigned int stride = GROUP / 2; stride > 0; stride /= 2) {
-    if (t < stride) {
-      if (best[t + stride] > best[t] ||
-          (best[t + stride] == best[t] && where[t + stride] < where[t])) {
-        best[t] = best[t + stride];
-        where[t] = where[t + stride];
-      }
-      sums[t] += sums[t + stride];
-    }
-    __syncthreads();
-  }
+  largest_and_sum(best, where, sums, peak, index, energy);
   if (t == 0) {
     partials[3 * g] = best[0];
     partials[3 * g + 1] = __uint_as_float(where[0]);
@@ -208,21 +212,7 @@ extern "C" __global__ void prnu_peak_energy(unsigned int width, unsigned int hei
     }
     total += partials[3 * g + 2];
   }
-  best[t] = peak;
-  where[t] = index;
-  sums[t] = total;
-  __syncthreads();
-  for (unsigned int stride = GROUP / 2; stride > 0; stride /= 2) {
-    if (t < stride) {
-      if (best[t + stride] > best[t] ||
-          (best[t + stride] == best[t] && where[t + stride] < where[t])) {
-        best[t] = best[t + stride];
-        where[t] = where[t + stride];
-      }
-      sums[t] += sums[t + stride];
-    }
-    __syncthreads();
-  }
+  largest_and_sum(best, where, sums, peak, index, total);
   const unsigned int p = search && where[0] < count ? where[0] : 0u;
   total = sums[0];
   __syncthreads();
@@ -310,8 +300,8 @@ KernelDefinition make_surface_partials() {
           partials[3 * g + 2] = static_cast<float>(energy);
         }
       })
-      .opencl(surface_partials_source)
-      .cuda(surface_partials_cuda);
+      .opencl(std::string(largest_and_sum_source) + surface_partials_source)
+      .cuda(std::string(largest_and_sum_cuda) + surface_partials_cuda);
 }
 
 KernelDefinition make_peak_energy() {
@@ -368,8 +358,8 @@ KernelDefinition make_peak_energy() {
         result[2] = static_cast<float>(std::max(total - inner, 0.0));
         result[3] = std::bit_cast<float>(count - nx * ny);
       })
-      .opencl(peak_energy_source)
-      .cuda(peak_energy_cuda);
+      .opencl(std::string(largest_and_sum_source) + peak_energy_source)
+      .cuda(std::string(largest_and_sum_cuda) + peak_energy_cuda);
 }
 
 }  // namespace
