@@ -35,14 +35,9 @@ std::string allpairs_settings_line(const EffectiveConfig& effective) {
 // (--backends, STRATA_BACKENDS); else the CPU alone (the setting's default lists every backend,
 // and an OpenCL device on the CPU would share its cores). Both given and different: an error.
 std::string compute_backends(const EffectiveConfig& effective, const std::string& devices) {
-  const auto table = settings();
-  std::string backends, source = "default";
-  for (std::size_t i = 0; i < table.size(); ++i) {
-    if (table[i].name != "backends") continue;
-    backends = table[i].read(effective.config);
-    source = effective.sources[i];
-  }
+  const std::string& source = effective.source_of("backends");
   if (source == "default") return devices.empty() ? "cpu" : devices;
+  const std::string backends = effective.config.get("backends");
   if (!devices.empty() && devices != backends) {
     throw Error(fmt::format("--devices {} and the backends setting {} ({}) disagree: give one",
                             devices, backends, source));

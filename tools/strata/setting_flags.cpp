@@ -34,7 +34,7 @@ std::size_t index_of(std::string_view name) {
   for (std::size_t index = 0; index < table.size(); ++index) {
     if (table[index].name == name) return index;
   }
-  throw std::logic_error(fmt::format("no setting '{}' to alias", name));
+  throw std::logic_error(fmt::format("no setting '{}'", name));
 }
 
 // An alias's help: its own, then the setting it sets, its default and its variable.
@@ -104,6 +104,10 @@ EffectiveConfig SettingFlags::resolve() const {
     effective.sources[flag.setting] = flag.flag;
   }
   return effective;
+}
+
+const std::string& EffectiveConfig::source_of(std::string_view name) const {
+  return sources.at(index_of(name));
 }
 
 }  // namespace strata::cli

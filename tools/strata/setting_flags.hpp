@@ -18,6 +18,8 @@ namespace strata::cli {
 struct EffectiveConfig {
   Config config;
   std::vector<std::string> sources;
+  // Where the setting `name` came from; std::logic_error when there is no such setting.
+  const std::string& source_of(std::string_view name) const;
 };
 
 // Collects the setting flags given on the command line.
