@@ -235,16 +235,19 @@ void Arrays::launch(const ArrayKernel& kernel, const Grid& grid, const WorkDistr
         continue;
       }
       if (const auto reduced = reductions.find(p); reduced != reductions.end()) {
-        // Into a partial of the superblock's own, which its kernel's task fills with the
-        // identity on the device first.
+        // Into a partial of its device's ring: a fresh one its kernel's task fills with the
+        // identity on the device first, or one an earlier superblock combined into.
         const detail::ReducePlan::Target target =
             reduced->second.add_partial(driver_, s, superblock.place, kernel.name());
-        uses.push_back(cluster::Use{target.ref, RuntimeAccess::write});
+        uses.push_back(cluster::Use{
+            target.ref, target.fresh ? RuntimeAccess::write : RuntimeAccess::read_write});
         if (target.in_place) ++stats_.reduced_in_place;
-        launch.args.back().fill = true;
-        launch.args.back().scalar = reduced->second.identity();
+        if (target.fresh) {
+          launch.args.back().fill = true;
+          launch.args.back().scalar = reduced->second.identity();
+          ++stats_.reduce_partials;
+        }
         launch.placements.push_back(placement_of(reduced->second.partial_region(s)));
-        ++stats_.reduce_partials;
         continue;
       }
       // A chunk of the superblock's rank that holds the whole region, its own device's first.

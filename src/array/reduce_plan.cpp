@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <thread>
 #include <tuple>
 #include <utility>
 
@@ -26,6 +27,13 @@ std::size_t root(std::vector<std::size_t>& parent, std::size_t at) {
   return at;
 }
 
+// Partials a device's superblocks take in turn: at least the kernels one device runs side by side
+// (a CPU device's compute workers, one per core; a GPU's in-order queue needs one), so that a
+// superblock seldom waits for the one before it in the same partial.
+std::size_t partials_per_device() {
+  return std::max<std::size_t>(4, std::thread::hardware_concurrency());
+}
+
 Region hull(const Region& a, const Region& b) {
   Region both = a;
   for (std::uint32_t d = 0; d < a.dims; ++d) {
@@ -39,7 +47,11 @@ Region hull(const Region& a, const Region& b) {
 
 ReducePlan::ReducePlan(const Array& array, memory::ReduceOp op, const std::vector<Region>& regions,
                        bool shared)
-    : array_(array), op_(op), shared_(shared), component_of_(regions.size(), none) {
+    : array_(array),
+      op_(op),
+      shared_(shared),
+      ring_size_(partials_per_device()),
+      component_of_(regions.size(), none) {
   // The distinct regions, and which one each superblock has.
   std::map<RegionKey, std::size_t> index;
   std::vector<Region> distinct;
@@ -72,7 +84,7 @@ ReducePlan::ReducePlan(const Array& array, memory::ReduceOp op, const std::vecto
     std::size_t& component = component_of_root[root(parent, r)];
     if (component == none) {
       component = components_.size();
-      components_.push_back(Component{distinct[r], {}, {}});
+      components_.push_back(Component{distinct[r], {}, {}, {}, 0});
     }
     Component& joined = components_[component];
     joined.box = hull(joined.box, distinct[r]);
@@ -99,14 +111,21 @@ ReducePlan::Target ReducePlan::add_partial(cluster::Driver& driver, std::size_t 
     for (const ArrayChunk& chunk : array_.chunks())
       if (chunk.placement.place == place && chunk.placement.region == component.box) own = &chunk;
   }
-  const cluster::ChunkRef partial =
-      own != nullptr
-          ? own->ref
-          : driver.create_chunk(fmt::format("{}{} partial of {} superblock {}", array_.name(),
-                                            component.box.describe(), kernel, superblock),
-                                component.box.elements() * array_.element_bytes(), place.rank);
-  component.partials.push_back(Partial{partial, place, own != nullptr});
-  return Target{partial, own != nullptr};
+  if (own != nullptr) {
+    component.partials.push_back(Partial{own->ref, place, true});
+    return Target{own->ref, true, true};
+  }
+  Ring& ring = component.rings[{place.rank, place.device}];
+  const std::size_t turn = ring.taken++;
+  if (ring.partials.size() == ring_size_)
+    return Target{component.partials[ring.partials[turn % ring_size_]].ref, false, false};
+  const cluster::ChunkRef partial = driver.create_chunk(
+      fmt::format("{}{} partial {} of {} on rank {} device {}", array_.name(),
+                  component.box.describe(), ring.partials.size(), kernel, place.rank, place.device),
+      component.box.elements() * array_.element_bytes(), place.rank);
+  ring.partials.push_back(component.partials.size());
+  component.partials.push_back(Partial{partial, place, false});
+  return Target{partial, false, true};
 }
 
 std::array<unsigned char, 8> ReducePlan::identity() const {

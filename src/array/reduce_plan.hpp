@@ -1,15 +1,20 @@
 #pragma once
 // The reduce(op) accesses of one launch (the lightning paper, §2.4): each superblock's kernel
-// combines into a partial of its own that starts at the operator's identity; the partials are
-// combined per device, then per rank and over the ranks (the driver's reduction tree), and the
-// result replaces the reduced elements in every chunk that holds them. Where one superblock alone
-// reduces a region that is exactly a chunk on its own device, the chunk itself starts at the
-// identity and takes the kernel's results (what hand-written code does): no partial, no copy
-// back, only the copies to the region's other holders (replicas).
+// combines into a partial that starts at the operator's identity; the partials are combined per
+// device, then per rank and over the ranks (the driver's reduction tree), and the result replaces
+// the reduced elements in every chunk that holds them. A device's superblocks take its partials
+// in turn from a ring of a few (as many as kernels it runs side by side): a partial's next
+// superblock combines into what its last one left, ordered after it by the runtime as any
+// read-write, so a launch of thousands of superblocks makes and combines a few partials, not one
+// each. Where one superblock alone reduces a region that is exactly a chunk on its own device,
+// the chunk itself starts at the identity and takes the kernel's results (what hand-written code
+// does): no partial, no copy back, only the copies to the region's other holders (replicas).
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "strata/array/array.hpp"
@@ -29,11 +34,13 @@ class ReducePlan {
 
   // The region superblock s's partial holds.
   const Region& partial_region(std::size_t superblock) const;
-  // Superblock s's partial on `place`'s rank (or the chunk reduced in place); the kernel's task
-  // fills it with identity() before the kernel combines into it.
+  // Superblock s's partial on `place`'s rank (or the chunk reduced in place). Its first
+  // superblock's task fills it with identity() before the kernel combines into it (`fresh`); a
+  // later one's kernel combines into it as it is.
   struct Target {
     cluster::ChunkRef ref;
     bool in_place = false;
+    bool fresh = true;
   };
   Target add_partial(cluster::Driver& driver, std::size_t superblock, const Place& place,
                      const std::string& kernel);
@@ -49,17 +56,24 @@ class ReducePlan {
     Place place;
     bool in_place = false;  // a chunk of the array, not a temporary
   };
+  // A device's ring of partials of one component, taken in turn.
+  struct Ring {
+    std::vector<std::size_t> partials;  // indices into Component::partials
+    std::size_t taken = 0;
+  };
   // Overlapping regions of the launch and the partials that hold their box.
   struct Component {
     Region box;
     std::vector<Region> regions;  // distinct
     std::vector<Partial> partials;
-    std::size_t superblocks = 0;  // that reduce into it
+    std::map<std::pair<int, std::uint32_t>, Ring> rings;  // by (rank, device)
+    std::size_t superblocks = 0;                          // that reduce into it
   };
 
   const Array& array_;
   memory::ReduceOp op_;
   bool shared_;
+  std::size_t ring_size_;
   std::vector<Component> components_;
   std::vector<std::size_t> component_of_;  // per superblock; npos: none
 };

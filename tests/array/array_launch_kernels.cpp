@@ -225,6 +225,38 @@ __device__ void spread(dim3 virtBlockIdx, int n, strata::Vector<const int> x,
                      "global i => read x[i], reduce(+) y[i-1:i+1]");
 }
 
+ArrayKernel tally_kernel() {
+  return ArrayKernel(device::KernelDefinition("tally")
+                         .scalar<std::int32_t>("n")
+                         .scalar<std::int32_t>("bins")
+                         .array<std::int32_t>("x", device::ParamAccess::read)
+                         .array<std::int32_t>("totals", device::ParamAccess::read_write)
+                         .cpu([](const device::CpuBlock& block) {
+                           const auto n = static_cast<std::uint64_t>(block.scalar<std::int32_t>(0));
+                           const auto bins = block.scalar<std::int32_t>(1);
+                           const auto x = block.global_array<std::int32_t>(2);
+                           const auto totals = block.global_array<std::int32_t>(3);
+                           for (std::uint64_t i = block.begin.x; i < block.end.x && i < n; ++i)
+                             totals(static_cast<std::uint64_t>(x(i) % bins)) += x(i);
+                         })
+                         .opencl(R"(
+void tally(uint3 virtBlockIdx, int n, int bins, __global const int* x, __global int* totals) {
+  const int i = virtBlockIdx.x * get_local_size(0) + get_local_id(0);
+  if (i < n) atomic_add(&totals[x[i] % bins], x[i]);
+}
+)",
+                                 device::KernelStyle::virtual_blocks)
+                         .cuda(R"(
+__device__ void tally(dim3 virtBlockIdx, int n, int bins, strata::Vector<const int> x,
+                      strata::Vector<int> totals) {
+  const int i = virtBlockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) atomicAdd(&totals(x(i) % bins), x(i));
+}
+)",
+                               device::KernelStyle::virtual_blocks),
+                     "global i => read x[i], reduce(+) totals[:]");
+}
+
 std::atomic<bool> hold_released{false};
 
 ArrayKernel hold_kernel() {
@@ -243,8 +275,8 @@ ArrayKernel hold_kernel() {
 }
 
 std::vector<ArrayKernel> all_kernels() {
-  return {stencil_kernel(),     matmul_kernel(), scale_kernel(),
-          column_sums_kernel(), spread_kernel(), hold_kernel()};
+  return {stencil_kernel(), matmul_kernel(), scale_kernel(), column_sums_kernel(),
+          spread_kernel(),  tally_kernel(),  hold_kernel()};
 }
 
 }  // namespace strata::array::testing

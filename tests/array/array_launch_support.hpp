@@ -24,6 +24,9 @@ ArrayKernel column_sums_kernel();
 // reduce(+) y[i-1:i+1]: every x[i] added to its own and its neighbours' y (superblocks' reduced
 // regions overlap without being equal).
 ArrayKernel spread_kernel();
+// reduce(+) totals[x[i] % bins] += x[i], without atomics on the CPU (one thread runs a block):
+// correct only while no two blocks add into one partial at once.
+ArrayKernel tally_kernel();
 // x[i] += 1 once hold_released is set on the driver (CPU only; it waits at most 20 s): work that
 // stays queued on rank 0's CPU device until a test lets it go.
 ArrayKernel hold_kernel();

@@ -343,6 +343,37 @@ TEST(ArrayLaunch, AChunkOfTheSuperblocksDeviceIsReducedInPlaceAndTheReplicasFoll
   arrays.destroy(dpeaks);
 }
 
+// Hundreds of superblocks reduce into one region: each device's take a few partials in turn, the
+// runtime ordering those that share one (the CPU kernel adds without atomics and a superblock is
+// one block, so two superblocks in one partial at once would lose additions).
+TEST(ArrayLaunch, ManySuperblocksTakeAFewPartialsInTurn) {
+  Arrays arrays(*the_node, *the_driver);
+  constexpr std::uint64_t block = 64, superblocks = 300, n = block * superblocks;
+  constexpr std::int32_t bins = 8;
+  std::vector<std::int32_t> x(n);
+  std::vector<std::int32_t> expected(bins, 0);
+  for (std::uint64_t i = 0; i < n; ++i) {
+    x[i] = static_cast<std::int32_t>((i * 7919) % 1000);
+    expected[static_cast<std::size_t>(x[i] % bins)] += x[i];
+  }
+  Array dx = arrays.from_host<std::int32_t>("x", {n}, Distribution::row_blocks(n / 3 + 1), x);
+  for (const Distribution& held : {Distribution::replicated(), Distribution::row_blocks(3)}) {
+    Array dtally = arrays.create("tally", device::ElementType::i32, {bins}, held);
+    const LaunchStats before = arrays.stats();
+    for (int round = 0; round < 2; ++round) {  // the second reduces afresh
+      arrays.launch(tally_kernel(), Grid{{n}, {block}}, WorkDistribution::tiled({1}),
+                    {Argument::value<std::int32_t>(static_cast<std::int32_t>(n)),
+                     Argument::value(bins), dx, dtally});
+      EXPECT_EQ(arrays.read_as<std::int32_t>(dtally), expected) << held.describe();
+    }
+    const LaunchStats after = arrays.stats();
+    EXPECT_EQ(after.superblocks - before.superblocks, 2 * superblocks);
+    EXPECT_LT(after.reduce_partials - before.reduce_partials, superblocks) << held.describe();
+    arrays.destroy(dtally);
+  }
+  arrays.destroy(dx);
+}
+
 // Superblocks whose reduced regions overlap without being equal (y[i-1:i+1]): every element gets
 // the contributions of every superblock that reaches it.
 TEST(ArrayLaunch, OverlappingReducedRegionsCombineEveryContribution) {

@@ -31,7 +31,8 @@ struct LaunchStats {
   std::uint64_t direct_uses = 0;        // a chunk on the superblock's rank held the whole region
   std::uint64_t assembled_regions = 0;  // a temporary chunk was assembled from several chunks
   std::uint64_t box_copies = 0;
-  std::uint64_t reduce_partials = 0;  // superblocks' partials of reduce accesses
+  // Partials of reduce accesses made (a device's superblocks take a few in turn).
+  std::uint64_t reduce_partials = 0;
   // Of those, chunks reduced into in place (one superblock reducing exactly a chunk of its device).
   std::uint64_t reduced_in_place = 0;
   std::uint64_t reused_regions = 0;  // an assembled region kept from an earlier launch was read
