@@ -23,12 +23,13 @@ RankFailed::RankFailed(int rank, std::string task, std::string error)
       error_(std::move(error)) {}
 
 Driver::Driver(Network& network, detail::PlanExecutor& local, const OperationTable& operations,
-               const PlanKindTable& kinds)
+               const PlanKindTable& kinds, std::uint64_t window)
     : network_(network),
       local_(local),
       operations_(operations),
       kinds_(kinds),
       planned_(static_cast<std::size_t>(network.size()), 0),
+      window_(std::max<std::uint64_t>(1, window)),
       finished_(static_cast<std::size_t>(network.size()), 0),
       loads_(static_cast<std::size_t>(network.size())) {}
 
@@ -114,6 +115,20 @@ void Driver::post(Batch& batch) {
       network_.post_value(rank, kinds::plan, plan);
     }
   }
+  keep_window();
+}
+
+void Driver::keep_window() {
+  std::unique_lock guard(lock_);
+  const auto unfinished = [&] {
+    std::uint64_t count = 0;
+    for (std::size_t r = 0; r < planned_.size(); ++r)
+      count += planned_[r] - std::min(planned_[r], finished_[r]);
+    return count;
+  };
+  if (unfinished() <= window_) return;
+  ++stats_.window_waits;
+  changed_.wait(guard, [&] { return failure_.has_value() || unfinished() <= window_ / 2; });
 }
 
 void Driver::begin_batch() {

@@ -194,8 +194,12 @@ void PlanExecutor::finished(const runtime::TaskHandle& task, std::uint32_t count
       network_.post_value(driver_rank, kinds::progress,
                           Progress{done, driver ? std::vector<DeviceLoad>{} : loads()});
     }
-  } else if (!driver && reporter_ && done % report_every == 0) {
-    network_.post_value(driver_rank, kinds::progress, Progress{done, loads()});
+  } else if (done % report_every == 0) {
+    if (driver && local_.progress) {
+      local_.progress(Progress{done, {}});
+    } else if (!driver && reporter_) {
+      network_.post_value(driver_rank, kinds::progress, Progress{done, loads()});
+    }
   }
 }
 

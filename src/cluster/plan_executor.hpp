@@ -76,9 +76,10 @@ class PlanExecutor final : public PlanContext {
   // This rank's devices' loads now (empty without a reporter).
   std::vector<DeviceLoad> loads() const;
   // Tells the driver the operations finished so far and the devices' loads now. Besides this,
-  // a rank reports when it ran out of work and (other than the driver, with a reporter) every
-  // report_every operations and after it submitted a plan, so the driver sees work arrive and
-  // leave.
+  // a rank reports when it ran out of work, every report_every operations (the driver's own rank
+  // without loads: they are read when needed; another rank only with a reporter) and, other than
+  // the driver's, after it submitted a plan, so the driver sees work arrive and leave, and its
+  // plan window (Driver) moves while the ranks work.
   void report_progress();
   static constexpr std::uint64_t report_every = 256;
   // On the driver's rank: where its own progress and failures go, called on the thread that

@@ -12,6 +12,7 @@
 
 #include "plan_executor.hpp"
 #include "strata/cluster/message_kinds.hpp"
+#include "strata/cluster/settings.hpp"
 
 namespace strata::cluster {
 
@@ -166,7 +167,8 @@ int Program::run(const std::function<void(Driver&)>& main) {
     return 0;
   }
 
-  p.driver = std::make_unique<Driver>(p.network, *p.plans, p.operations, p.kinds);
+  p.driver = std::make_unique<Driver>(p.network, *p.plans, p.operations, p.kinds,
+                                      p.runtime.config().section<ClusterSettings>().plan_window);
   Driver& driver = *p.driver;
   const auto on_failure = [&p, &driver](int source, const FailureReport& report) {
     driver.on_failure(source, report);

@@ -6,6 +6,7 @@
 
 #include "array_launch_support.hpp"
 #include "strata/base/crash_report.hpp"
+#include "strata/cluster/settings.hpp"
 
 namespace strata::array::testing {
 
@@ -25,6 +26,8 @@ int main(int argc, char** argv) {
   devices.backends = "cpu,opencl,cuda";
   memory.device_capacity = 16ull << 20;
   memory.host_capacity = 64ull << 20;
+  // A small plan window: every launch here plans under back-pressure.
+  options.config.section<strata::cluster::ClusterSettings>().plan_window = 64;
   strata::node::Node node(argc, argv, options);
   strata::array::Arrays::prepare(node, strata::array::testing::all_kernels());
   strata::array::testing::the_node = &node;

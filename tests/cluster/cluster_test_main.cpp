@@ -19,6 +19,8 @@ int main(int argc, char** argv) {
   options.config.section<strata::memory::MemorySettings>().host_capacity = 64ull << 20;
   options.config.section<strata::cluster::ClusterSettings>().network_piece_bytes =
       4096;  // small pieces: every transfer here moves several
+  options.config.section<strata::cluster::ClusterSettings>().plan_window =
+      strata::cluster::testing::test_plan_window;
   strata::node::Node node(argc, argv, options);
   strata::cluster::Program& program = node.program();
   strata::cluster::testing::define_operations(program);

@@ -13,6 +13,9 @@
 
 namespace strata::cluster::testing {
 
+std::atomic<bool> hold_released{false};
+std::atomic<std::uint64_t> held_ran{0};
+
 namespace {
 std::uint64_t scramble(std::uint64_t x) {
   x ^= x >> 33;
@@ -159,6 +162,12 @@ void define_operations(Program& program) {
       } catch (const NotOffered&) {
       }
     }
+  });
+  program.define("hold", [](OperationContext&) {
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (!hold_released.load() && std::chrono::steady_clock::now() < give_up)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    held_ran.fetch_add(1);
   });
   program.define("fail", [](OperationContext& context) {
     throw std::runtime_error("planted failure on rank " + std::to_string(context.rank()));

@@ -2,6 +2,7 @@
 // Operations and helpers shared by the cluster tests: chunks of 64-bit words, written and mixed
 // by deterministic functions a test can recompute sequentially.
 
+#include <atomic>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -38,8 +39,18 @@ std::vector<std::uint64_t> as_words(const std::vector<std::byte>& bytes);
 inline constexpr std::uint64_t steal_units = 20000;
 inline constexpr std::uint64_t steal_result_bytes = steal_units + 8;
 
-// Defines "fill" (chunk 0 := seed-derived words), "mix", "fail" (throws) and "steal_round" on
-// every rank, and the plan operation kind "scale" (words of chunk 0 *= the u64 argument).
+// The plan window the tests' program runs with (ClusterSettings::plan_window): small, so that
+// every test plans under back-pressure.
+inline constexpr std::uint64_t test_plan_window = 64;
+
+// "hold" operations wait (at most 20 s) until this is set, then count themselves in held_ran:
+// work that cannot finish until the test lets it go.
+extern std::atomic<bool> hold_released;
+extern std::atomic<std::uint64_t> held_ran;
+
+// Defines "fill" (chunk 0 := seed-derived words), "mix", "fail" (throws), "hold" and
+// "steal_round" on every rank, and the plan operation kind "scale" (words of chunk 0 *= the u64
+// argument).
 void define_operations(Program& program);
 
 }  // namespace strata::cluster::testing

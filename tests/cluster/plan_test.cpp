@@ -3,8 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <map>
 #include <random>
+#include <thread>
 
 #include "cluster_test_support.hpp"
 
@@ -126,6 +129,39 @@ TEST(PlanStress, RandomOperationsOverAllRanksEqualSequentialExecution) {
 
 namespace strata::cluster::testing {
 namespace {
+
+// Planning waits once the window of unfinished operations is full, and goes on as they finish:
+// operations that cannot finish until a thread lets them go hold the driver there, and every one
+// runs once released.
+TEST(Plan, PlanningWaitsBeyondTheWindowUntilTheRanksCatchUp) {
+  Driver& driver = *the_driver;
+  driver.wait_all();
+  hold_released = false;
+  held_ran = 0;
+  const std::uint64_t waits_before = driver.stats().window_waits;
+  const ChunkRef chunk = driver.create_chunk("held", 64);
+  driver.run_with(0, "fill", {{chunk, Access::write}}, std::uint64_t{1});
+  constexpr std::uint64_t operations = 3 * test_plan_window;
+  std::atomic<bool> planned_all{false};
+  bool planned_all_when_released = true;
+  std::uint64_t ran_when_released = 0;
+  std::thread release([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    planned_all_when_released = planned_all.load();
+    ran_when_released = held_ran.load();
+    hold_released = true;
+  });
+  for (std::uint64_t op = 0; op < operations; ++op)
+    driver.run(0, "hold", {{chunk, Access::read}});
+  planned_all = true;
+  driver.wait_all();
+  release.join();
+  EXPECT_FALSE(planned_all_when_released) << "planning ran past the window";
+  EXPECT_EQ(ran_when_released, 0u);
+  EXPECT_EQ(held_ran.load(), operations);
+  EXPECT_GT(driver.stats().window_waits, waits_before);
+  driver.destroy(chunk);
+}
 
 TEST(Plan, DestroyFreesEveryCopyAndForgetsTheChunk) {
   Driver& driver = *the_driver;

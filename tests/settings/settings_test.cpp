@@ -49,7 +49,7 @@ using cluster::ClusterSettings;
 using memory::MemorySettings;
 using runtime::RuntimeSettings;
 
-const std::array<testing::NumericSetting, 12> numeric_settings{{
+const std::array<testing::NumericSetting, 13> numeric_settings{{
     {"cpu_threads", false, 0, uint_max, field<RuntimeSettings, &RuntimeSettings::cpu_threads>},
     {"io_threads", false, 1, uint_max, field<RuntimeSettings, &RuntimeSettings::io_threads>},
     {"max_tasks_in_flight", false, 1, uint64_max,
@@ -64,6 +64,7 @@ const std::array<testing::NumericSetting, 12> numeric_settings{{
     {"spill_capacity", true, 0, uint64_max, field<MemorySettings, &MemorySettings::spill_capacity>},
     {"network_piece_bytes", true, 1, uint64_max,
      field<ClusterSettings, &ClusterSettings::network_piece_bytes>},
+    {"plan_window", false, 1, uint64_max, field<ClusterSettings, &ClusterSettings::plan_window>},
     {"allpairs_hops", false, 1, 1024, field<AllPairsSettings, &AllPairsSettings::hops>},
     {"allpairs_jobs_per_device", false, 1, 65536,
      field<AllPairsSettings, &AllPairsSettings::jobs_per_device>},

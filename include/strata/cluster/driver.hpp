@@ -64,13 +64,16 @@ struct PlanStats {
   std::uint64_t transfers = 0;   // matched send/receive pairs
   std::uint64_t bytes_transferred = 0;
   std::uint64_t replicas_dropped = 0;
-  std::uint64_t messages = 0;  // plan messages sent to ranks (one per rank per batch)
+  std::uint64_t messages = 0;      // plan messages sent to ranks (one per rank per batch)
+  std::uint64_t window_waits = 0;  // times planning waited for the ranks (the plan window)
 };
 
 class Driver {
  public:
+  // `window`: operations planned and not finished, over all ranks, beyond which planning waits
+  // until the ranks finished half of them (ClusterSettings::plan_window).
   Driver(Network& network, detail::PlanExecutor& local, const OperationTable& operations,
-         const PlanKindTable& kinds);
+         const PlanKindTable& kinds, std::uint64_t window);
 
   int size() const { return network_.size(); }
 
@@ -183,6 +186,9 @@ class Driver {
                    const std::vector<Use>& uses, std::string args);
   int source_of(const Entry& entry) const;  // the home's copy, else the lowest holder's
   void post(Batch& batch);
+  // Beyond the window, waits until half of it is left (or a rank failed: the next call throws),
+  // so that a loop of launches does not hold every iteration's operations at once.
+  void keep_window();
   void flush();
   void check_rank(int rank, const char* what) const;
 
@@ -197,6 +203,7 @@ class Driver {
   std::uint64_t next_op_ = 1;
   std::uint64_t next_transfer_ = 1;
   std::vector<std::uint64_t> planned_;  // per rank
+  std::uint64_t window_;
   PlanStats stats_;
 
   mutable std::mutex lock_;  // guards what the network thread reports
