@@ -3,6 +3,7 @@
 // and the work deferred until the manager's lock is released.
 
 #include <chrono>
+#include <deque>
 #include <functional>
 #include <list>
 #include <memory>
@@ -42,9 +43,11 @@ struct MemoryManager::Chunk {
   bool late_sized = false;
   std::optional<std::uint64_t> size;  // late-sized: set by its last writer
   std::uint64_t version = 0;
-  std::vector<Copy> copies;         // per space
-  bool destroyed = false;           // destroyed while copies were in flight: the last one erases it
-  std::vector<std::uint64_t> uses;  // declared tasks that will use it (expect_use), ascending
+  std::vector<Copy> copies;  // per space
+  bool destroyed = false;    // destroyed while copies were in flight: the last one erases it
+  // Declared tasks that will use it (expect_use), ascending: added mostly at the back, ended
+  // mostly near the front (a chunk that every superblock of a launch reads has thousands).
+  std::deque<std::uint64_t> uses;
 };
 
 // A memory space: its pool and the order in which its unpinned copies are evicted.

@@ -417,7 +417,11 @@ void MemoryManager::expect_use(std::span<const ChunkId> chunks, std::uint64_t or
     Chunk& record = *found->second;
     const bool first = record.uses.empty() || order < record.uses.front();
     // Declared in submission order, so nearly always at the end.
-    record.uses.insert(std::upper_bound(record.uses.begin(), record.uses.end(), order), order);
+    if (record.uses.empty() || record.uses.back() <= order) {
+      record.uses.push_back(order);
+    } else {
+      record.uses.insert(std::upper_bound(record.uses.begin(), record.uses.end(), order), order);
+    }
     if (first) reorder(record);
   }
 }
