@@ -118,14 +118,15 @@ void Driver::post(Batch& batch) {
   keep_window();
 }
 
+std::uint64_t Driver::unfinished() const {
+  std::uint64_t count = 0;
+  for (std::size_t r = 0; r < planned_.size(); ++r)
+    count += planned_[r] - std::min(planned_[r], finished_[r]);
+  return count;
+}
+
 void Driver::keep_window() {
   std::unique_lock guard(lock_);
-  const auto unfinished = [&] {
-    std::uint64_t count = 0;
-    for (std::size_t r = 0; r < planned_.size(); ++r)
-      count += planned_[r] - std::min(planned_[r], finished_[r]);
-    return count;
-  };
   if (unfinished() <= window_) return;
   ++stats_.window_waits;
   changed_.wait(guard, [&] { return failure_.has_value() || unfinished() <= window_ / 2; });
@@ -410,13 +411,7 @@ std::vector<std::byte> Driver::fetch(ChunkRef chunk) {
 void Driver::wait_all() {
   flush();
   std::unique_lock guard(lock_);
-  changed_.wait(guard, [&] {
-    if (failure_) return true;
-    for (std::size_t r = 0; r < planned_.size(); ++r) {
-      if (finished_[r] < planned_[r]) return false;
-    }
-    return true;
-  });
+  changed_.wait(guard, [&] { return failure_.has_value() || unfinished() == 0; });
   if (failure_) throw *failure_;
 }
 

@@ -189,6 +189,8 @@ class Driver {
   // Beyond the window, waits until half of it is left (or a rank failed: the next call throws),
   // so that a loop of launches does not hold every iteration's operations at once.
   void keep_window();
+  // Operations planned and not finished, over all ranks; with lock_ held.
+  std::uint64_t unfinished() const;
   void flush();
   void check_rank(int rank, const char* what) const;
 
