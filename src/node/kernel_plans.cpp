@@ -19,6 +19,46 @@ void fill_on_queue(device::Queue& queue, const memory::ChunkView& view, const Pl
              view.bytes);
 }
 
+// The launch's arguments on the device: its chunks' views in the task's memory space (filled
+// first where the argument asks), the element counts and the scalars.
+device::KernelArgs launch_arguments(const KernelLaunch& launch, runtime::ChunkStaging& staging,
+                                    runtime::TaskContext& task,
+                                    const std::vector<runtime::DataHandle>& data,
+                                    device::Queue& queue) {
+  device::KernelArgs values;
+  if (!launch.placements.empty()) {
+    values.origins.emplace();
+    values.origins->block_offset =
+        device::Dim3{launch.block_offset[0], launch.block_offset[1], launch.block_offset[2]};
+    for (const auto& placement : launch.placements)
+      values.origins->array_offsets.push_back({placement[0], placement[1], placement[2]});
+  }
+  values.values.reserve(launch.args.size());
+  for (const PlannedArg& arg : launch.args) {
+    if (arg.chunk) {
+      const memory::ChunkView view = staging.view(task, data[arg.use]);
+      if (arg.fill) fill_on_queue(queue, view, arg);
+      values.values.push_back(view.argument(arg.type));
+    } else if (arg.count) {
+      const std::uint64_t bytes = staging.view(task, data[arg.use]).bytes;
+      values.values.push_back(
+          device::KernelArg::value(static_cast<std::uint32_t>(bytes / device::size_of(arg.type))));
+    } else {
+      device::KernelArg scalar;
+      scalar.type = arg.type;
+      scalar.scalar_bytes = arg.scalar;
+      values.values.push_back(scalar);
+    }
+  }
+  return values;
+}
+
+device::LaunchGeometry geometry_of(const KernelLaunch& launch) {
+  return device::LaunchGeometry{device::Dim3{launch.global[0], launch.global[1], launch.global[2]},
+                                device::Dim3{launch.block[0], launch.block[1], launch.block[2]},
+                                launch.dimensions};
+}
+
 }  // namespace
 
 KernelPlans::KernelPlans(std::vector<device::Device*> devices,
@@ -82,14 +122,24 @@ std::shared_ptr<KernelPlans::Compilation> KernelPlans::compilation(runtime::Runt
   return made;
 }
 
+std::shared_ptr<const device::CompiledKernel> KernelPlans::compiled(Compilation& compilation) {
+  std::lock_guard guard(compilation.lock);
+  return compilation.kernel;
+}
+
+void KernelPlans::check_device(const cluster::PlanContext& context,
+                               const KernelLaunch& launch) const {
+  if (launch.device >= devices_.size()) {
+    throw Error("kernel '" + launch.kernel + "' planned on device " +
+                std::to_string(launch.device) + " of rank " + std::to_string(context.rank()) +
+                ", which has " + std::to_string(devices_.size()) + " device(s)");
+  }
+}
+
 void KernelPlans::launch(cluster::PlanContext& context, const cluster::PlanOp& op) {
   auto args = cluster::decode<KernelLaunch>(
       std::as_bytes(std::span(op.args.data(), op.args.size())), "the arguments of a kernel launch");
-  if (args.device >= devices_.size()) {
-    throw Error("kernel '" + args.kernel + "' planned on device " + std::to_string(args.device) +
-                " of rank " + std::to_string(context.rank()) + ", which has " +
-                std::to_string(devices_.size()) + " device(s)");
-  }
+  check_device(context, args);
   const auto compilation = this->compilation(context.runtime(), args);
   std::vector<runtime::DataHandle> data;
   runtime::TaskSpec spec(op.operation);
@@ -122,39 +172,10 @@ void KernelPlans::launch(cluster::PlanContext& context, const cluster::PlanOp& o
       std::move(spec),
       [&device, &staging, &memory, compilation, data,
        args = std::move(args)](runtime::TaskContext& task) {
-        std::shared_ptr<const device::CompiledKernel> kernel;
-        {
-          std::lock_guard guard(compilation->lock);
-          kernel = compilation->kernel;  // the compile task, which this one follows, succeeded
-        }
+        const std::shared_ptr<const device::CompiledKernel> kernel = compiled(*compilation);
         device::Queue& queue = device.queue(device::QueueKind::compute);
-        device::KernelArgs values;
-        if (!args.placements.empty()) {
-          values.origins.emplace();
-          values.origins->block_offset =
-              device::Dim3{args.block_offset[0], args.block_offset[1], args.block_offset[2]};
-          for (const auto& placement : args.placements)
-            values.origins->array_offsets.push_back({placement[0], placement[1], placement[2]});
-        }
-        for (const PlannedArg& arg : args.args) {
-          if (arg.chunk) {
-            const memory::ChunkView view = staging.view(task, data[arg.use]);
-            if (arg.fill) fill_on_queue(queue, view, arg);
-            values.values.push_back(view.argument(arg.type));
-          } else if (arg.count) {
-            const std::uint64_t bytes = staging.view(task, data[arg.use]).bytes;
-            values.values.push_back(device::KernelArg::value(
-                static_cast<std::uint32_t>(bytes / device::size_of(arg.type))));
-          } else {
-            device::KernelArg scalar;
-            scalar.type = arg.type;
-            scalar.scalar_bytes = arg.scalar;
-            values.values.push_back(scalar);
-          }
-        }
-        const device::LaunchGeometry geometry{
-            device::Dim3{args.global[0], args.global[1], args.global[2]},
-            device::Dim3{args.block[0], args.block[1], args.block[2]}, args.dimensions};
+        const device::KernelArgs values = launch_arguments(args, staging, task, data, queue);
+        const device::LaunchGeometry geometry = geometry_of(args);
         if (args.sizes.empty()) {
           runtime::complete_when(task, queue.launch(*kernel, geometry, values));
           return;
@@ -190,6 +211,53 @@ void KernelPlans::launch(cluster::PlanContext& context, const cluster::PlanOp& o
                 completion->fail(std::current_exception());
               }
             });
+      },
+      op.accesses);
+}
+
+void KernelPlans::launch_batch(cluster::PlanContext& context, const cluster::PlanOp& op) {
+  auto batch =
+      cluster::decode<KernelBatch>(std::as_bytes(std::span(op.args.data(), op.args.size())),
+                                   "the arguments of a batch of kernel launches");
+  if (batch.launches.empty()) throw Error("a batch of kernel launches holds none");
+  const std::uint32_t device_index = batch.launches.front().device;
+  std::vector<std::shared_ptr<Compilation>> compilations;
+  std::vector<runtime::TaskHandle> compiled_first;
+  for (const KernelLaunch& launch : batch.launches) {
+    check_device(context, launch);
+    if (launch.device != device_index || !launch.sizes.empty()) {
+      throw Error("kernel '" + launch.kernel + "' in a batch of launches on device " +
+                  std::to_string(device_index) + ": every launch of a batch runs on its device " +
+                  "and sets no late sizes");
+    }
+    compilations.push_back(compilation(context.runtime(), launch));
+    if (compilations.size() == 1 || compilations.back() != compilations[compilations.size() - 2])
+      compiled_first.push_back(compilations.back()->task);
+  }
+  runtime::TaskSpec spec(op.operation);
+  spec.on(executors_[device_index].compute).after(compiled_first).in_queue_order();
+  std::vector<runtime::DataHandle> data;
+  data.reserve(op.accesses.size());
+  for (const cluster::PlannedAccess& access : op.accesses) {
+    data.push_back(context.chunk(access));
+    spec.access(data.back(), access.mode);
+  }
+  device::Device& device = *devices_[device_index];
+  runtime::ChunkStaging& staging = context.staging();
+  context.submit(
+      std::move(spec),
+      [&device, &staging, compilations = std::move(compilations), data,
+       launches = std::move(batch.launches)](runtime::TaskContext& task) {
+        device::Queue& queue = device.queue(device::QueueKind::compute);
+        std::vector<device::Event> ran;
+        ran.reserve(launches.size());
+        for (std::size_t i = 0; i < launches.size(); ++i) {
+          const device::KernelArgs values =
+              launch_arguments(launches[i], staging, task, data, queue);
+          ran.push_back(
+              queue.launch(*compiled(*compilations[i]), geometry_of(launches[i]), values));
+        }
+        runtime::complete_when(task, device::when_all(ran));
       },
       op.accesses);
 }

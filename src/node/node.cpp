@@ -61,6 +61,10 @@ void Node::build(NodeOptions options) {
                                                              const cluster::PlanOp& op) {
     kernels->launch(context, op);
   });
+  program_->define_kind("kernels", [kernels = kernels_.get()](cluster::PlanContext& context,
+                                                              const cluster::PlanOp& op) {
+    kernels->launch_batch(context, op);
+  });
   data_kinds_ = std::make_unique<DeviceDataKinds>(devices_, executors_);
   data_kinds_->extend(*program_);
 }
@@ -117,8 +121,7 @@ void Node::define_kernel(device::KernelDefinition kernel) {
   kernels_->define(std::move(kernel));
 }
 
-void Node::plan_kernel(cluster::Driver& driver, int rank, const KernelLaunch& launch,
-                       const std::vector<cluster::Use>& uses) {
+void Node::check_launch(const KernelLaunch& launch, const std::vector<cluster::Use>& uses) {
   kernels_->check_defined(launch.kernel);
   for (const PlannedArg& arg : launch.args) {
     if ((arg.chunk || arg.count) && arg.use >= uses.size()) {
@@ -126,6 +129,11 @@ void Node::plan_kernel(cluster::Driver& driver, int rank, const KernelLaunch& la
                   std::to_string(arg.use) + " of " + std::to_string(uses.size()));
     }
   }
+}
+
+void Node::plan_kernel(cluster::Driver& driver, int rank, const KernelLaunch& launch,
+                       const std::vector<cluster::Use>& uses) {
+  check_launch(launch, uses);
   for (const LateSize& size : launch.sizes) {
     if (size.use >= uses.size() || size.counter >= uses.size()) {
       throw Error("kernel '" + launch.kernel + "': a late size names use " +
@@ -134,6 +142,26 @@ void Node::plan_kernel(cluster::Driver& driver, int rank, const KernelLaunch& la
     }
   }
   driver.plan_with(rank, "kernel", uses, launch, "kernel " + launch.kernel);
+}
+
+void Node::plan_kernels(cluster::Driver& driver, int rank, const KernelBatch& batch,
+                        const std::vector<cluster::Use>& uses, std::string label) {
+  if (batch.launches.empty()) throw Error("a batch of kernel launches holds none");
+  if (batch.launches.size() == 1) {
+    plan_kernel(driver, rank, batch.launches.front(), uses);
+    return;
+  }
+  const std::uint32_t device = batch.launches.front().device;
+  for (const KernelLaunch& launch : batch.launches) {
+    check_launch(launch, uses);
+    if (launch.device != device || !launch.sizes.empty()) {
+      throw Error("kernel '" + launch.kernel + "' in a batch of launches on device " +
+                  std::to_string(device) +
+                  ": every launch of a batch runs on that device and sets no late sizes");
+    }
+  }
+  if (label.empty()) label = "kernels " + batch.launches.front().kernel;
+  driver.plan_with(rank, "kernels", uses, batch, std::move(label));
 }
 std::span<device::Device* const> Node::devices() const {
   return devices_;

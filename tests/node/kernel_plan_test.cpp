@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdio>
 #include <cstring>
 
@@ -78,6 +79,79 @@ TEST(KernelPlans, EveryDeviceOfEveryRankRunsTheKernelOnChunksFromAnotherRank) {
     }
   }
   driver.wait_all();
+}
+
+// A batch: one task per device runs its launches in order; the second axpy reads what the
+// first wrote into y (the chunk they share is one use of the batch).
+TEST(KernelPlans, ABatchRunsItsLaunchesInOrderAsOneOperation) {
+  cluster::Driver& driver = *the_driver;
+  Node& node = *the_node;
+  const int ranks = driver.size();
+  const auto devices = static_cast<std::uint32_t>(node.devices().size());
+  constexpr std::uint32_t n = 5000;
+  std::vector<ChunkRef> ys;
+  std::vector<std::array<ChunkRef, 2>> xs;
+  for (int r = 0; r < ranks; ++r) {
+    for (std::uint32_t d = 0; d < devices; ++d) {
+      xs.push_back({driver.create_chunk("x0", n * 4, r), driver.create_chunk("x1", n * 4, r)});
+      ys.push_back(driver.create_chunk("y", n * 4, r));
+      driver.write(xs.back()[0], floats(n, 1.0f, 0.25f));
+      driver.write(xs.back()[1], floats(n, 3.0f, 0.0f));
+      driver.write(ys.back(), floats(n, static_cast<float>(d), 0.0f));
+    }
+  }
+  const cluster::PlanStats before = driver.stats();
+  {
+    const cluster::PlanBatch batch(driver);
+    for (int r = 0, at = 0; r < ranks; ++r) {
+      for (std::uint32_t d = 0; d < devices; ++d, ++at) {
+        KernelBatch launches;
+        launches.launches = {axpy(d, n, 2.0f), axpy(d, n, -1.0f)};
+        launches.launches[0].args[3].use = 2;  // y += 2 x0
+        launches.launches[1].args[2].use = 2;  // then x1 -= y
+        launches.launches[1].args[3].use = 1;
+        node.plan_kernels(driver, r, launches,
+                          {{xs[at][0], Access::read},
+                           {xs[at][1], Access::read_write},
+                           {ys[at], Access::read_write}});
+      }
+    }
+  }
+  EXPECT_EQ(driver.stats().operations - before.operations,
+            static_cast<std::uint64_t>(ranks) * devices)
+      << "one operation per batch";
+  for (int r = 0, at = 0; r < ranks; ++r) {
+    for (std::uint32_t d = 0; d < devices; ++d, ++at) {
+      const std::vector<std::byte> y = driver.fetch(ys[at]);
+      const std::vector<std::byte> x1 = driver.fetch(xs[at][1]);
+      for (std::size_t i = 0; i < n; i += 89) {
+        const float x0 = 1.0f + 0.25f * static_cast<float>(i % 1000);
+        ASSERT_FLOAT_EQ(float_at(y, i), static_cast<float>(d) + 2.0f * x0)
+            << "rank " << r << " device " << d << " element " << i;
+        ASSERT_FLOAT_EQ(float_at(x1, i), 3.0f - float_at(y, i))
+            << "rank " << r << " device " << d << " element " << i;
+      }
+    }
+  }
+  driver.wait_all();
+}
+
+TEST(KernelPlans, ABatchOverTwoDevicesOrWithoutLaunchesIsRefused) {
+  cluster::Driver& driver = *the_driver;
+  Node& node = *the_node;
+  const ChunkRef y = driver.create_chunk("y", 64, 0);
+  const ChunkRef x = driver.create_chunk("x", 64, 0);
+  EXPECT_THROW(node.plan_kernels(driver, 0, KernelBatch{}, {{y, Access::read_write}}), Error);
+  KernelBatch split;
+  split.launches = {axpy(0, 16, 1.0f), axpy(1, 16, 1.0f)};
+  try {
+    node.plan_kernels(driver, 0, split, {{x, Access::read}, {y, Access::read_write}});
+    FAIL() << "a batch over two devices was planned";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("kernel 'axpy' in a batch of launches on device 0"),
+              std::string::npos)
+        << error.what();
+  }
 }
 
 TEST(KernelPlans, AnUndefinedKernelOrABadArgumentIsRefusedWhenPlanned) {

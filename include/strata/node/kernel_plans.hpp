@@ -1,7 +1,8 @@
 #pragma once
 // Kernel launches as plan operations (the kind "kernel"): a kernel defined on every rank's node
 // runs on one of the rank's devices, with scalar arguments and chunk arguments that the memory
-// manager places on that device. The driver plans them with plan_kernel(), batched like any plan.
+// manager places on that device. The driver plans them with plan_kernel(), batched like any plan;
+// several small launches on one device as one task with plan_kernels() (the kind "kernels").
 
 #include <array>
 #include <cstdint>
@@ -103,6 +104,19 @@ struct KernelLaunch {
   }
 };
 
+// The arguments of the "kernels" kind: launches on one device that one task runs one after
+// another on the device's in-order compute queue, so that the runtime's cost per task (records,
+// staging, dependencies) is paid once for all of them. PlannedArg::use indexes the op's uses,
+// shared by the launches; a chunk two launches use is staged once. No late sizes.
+struct KernelBatch {
+  std::vector<KernelLaunch> launches;
+
+  template <class Archive>
+  void serialize(Archive& archive) {
+    archive(launches);
+  }
+};
+
 // The node's side: kernels defined by name, compiled once per device when first launched.
 class KernelPlans {
  public:
@@ -114,6 +128,8 @@ class KernelPlans {
   void check_defined(const std::string& kernel);
   // The "kernel" kind's handler.
   void launch(cluster::PlanContext& context, const cluster::PlanOp& op);
+  // The "kernels" kind's handler.
+  void launch_batch(cluster::PlanContext& context, const cluster::PlanOp& op);
 
  private:
   // A kernel variant (one per device, block offset and placements: the lightning wrapper's
@@ -126,6 +142,10 @@ class KernelPlans {
     std::shared_ptr<const device::CompiledKernel> kernel;  // set by the task when it succeeded
   };
   std::shared_ptr<Compilation> compilation(runtime::Runtime& runtime, const KernelLaunch& launch);
+  // The compiled kernel, for a task that follows the compilation's (so it succeeded).
+  static std::shared_ptr<const device::CompiledKernel> compiled(Compilation& compilation);
+  // Throws naming the kernel and the rank when the launch's device is not one of the rank's.
+  void check_device(const cluster::PlanContext& context, const KernelLaunch& launch) const;
 
   std::vector<device::Device*> devices_;
   std::vector<runtime::DeviceExecutors> executors_;

@@ -71,6 +71,12 @@ class Node {
   // kernel must be defined (on every rank: this checks the driver's node).
   void plan_kernel(cluster::Driver& driver, int rank, const KernelLaunch& launch,
                    const std::vector<cluster::Use>& uses);
+  // Plans the batch's launches, all on one device of `rank`, as one task that runs them in order
+  // (kernel_plans.hpp: the "kernels" kind); `uses` are the chunks of all of them, each once.
+  // `label` names the operation in errors and traces (default: "kernels" and the first kernel);
+  // a batch of one is a plain launch.
+  void plan_kernels(cluster::Driver& driver, int rank, const KernelBatch& batch,
+                    const std::vector<cluster::Use>& uses, std::string label = {});
 
   // The devices found, in the configuration's backend order, and what each backend reported.
   std::span<device::Device* const> devices() const;
@@ -90,6 +96,8 @@ class Node {
 
  private:
   void build(NodeOptions options);
+  // Throws when the kernel is not defined or an argument names a use beyond `uses`.
+  void check_launch(const KernelLaunch& launch, const std::vector<cluster::Use>& uses);
 
   std::unique_ptr<cluster::Network> owned_network_;
   cluster::Network* network_ = nullptr;
