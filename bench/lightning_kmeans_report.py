@@ -72,6 +72,10 @@ def main():
                      "chunk_bytes": chunk * 16, "mpoints_per_s": summary(values)})
     size = [r for r in rows if r["sweep"] == "size"]
     chunk = [r for r in rows if r["sweep"] == "chunk"]
+    unbatched = {r["chunk"]: r for r in rows if r["sweep"] == "unbatched"}
+    for r in chunk:
+        alone = unbatched.get(r["chunk"])
+        r["unbatched_mpoints_per_s"] = alone["mpoints_per_s"] if alone else None
     inside = [r["mpoints_per_s"]["median"] for r in size if r["times_capacity"] <= 1.0]
     reference = max(inside) if inside else None
     for r in rows:
@@ -105,7 +109,19 @@ def main():
         out.write("Goal (issue 17): ≥ 95 % of the in-capacity throughput at 4x capacity for the "
                   "compute-bound benchmarks (the paper: Correlator −8.8 % at 2x).\n\n")
         out.write("## Throughput against chunk size at 1.25x capacity (the paper's Fig. 10)\n\n")
-        out.write(header + "\n" + "\n".join(fmt(r) for r in chunk) + "\n\n")
+        out.write("A launch's superblocks on one device run as kernel tasks of up to 1 MiB of "
+                  "chunks (`array_batch_bytes`, at most a sixteenth of the device); the last "
+                  "columns run the same chunk sizes with a task per superblock "
+                  "(`STRATA_ARRAY_BATCH_BYTES=0`), in the same repetitions.\n\n")
+        out.write(header[:header.index("\n")] + " task per superblock: Mpoints/s | batched / "
+                  "task per superblock |\n" + header[header.index("\n") + 1:] + " --- | ---: |\n")
+        for r in chunk:
+            alone = r["unbatched_mpoints_per_s"]
+            extra = (f" {alone['median']:.2f} ({alone['min']:.2f} – {alone['max']:.2f}) | "
+                     f"{r['mpoints_per_s']['median'] / alone['median']:.2f} |" if alone
+                     else " - | - |")
+            out.write(fmt(r) + extra + "\n")
+        out.write("\n")
         for share in (0.8, 0.9):
             out.write(f"- {flat_range(chunk, share)}\n")
         if cut:
@@ -122,7 +138,14 @@ def main():
         ys = [r["mpoints_per_s"]["median"] for r in data]
         lo = [r["mpoints_per_s"]["median"] - r["mpoints_per_s"]["min"] for r in data]
         hi = [r["mpoints_per_s"]["max"] - r["mpoints_per_s"]["median"] for r in data]
-        axis.errorbar(xs, ys, yerr=[lo, hi], marker="o", capsize=3)
+        axis.errorbar(xs, ys, yerr=[lo, hi], marker="o", capsize=3,
+                      label="batched (array_batch_bytes 1 MiB)" if key == "chunk_bytes" else None)
+        if key == "chunk_bytes":
+            alone = [r for r in data if r["unbatched_mpoints_per_s"]]
+            axis.plot([r[key] for r in alone],
+                      [r["unbatched_mpoints_per_s"]["median"] for r in alone], marker="s",
+                      linestyle="--", label="a task per superblock")
+            axis.legend()
         axis.set_xlabel(label)
         axis.set_ylabel("Mpoints/s")
         axis.set_ylim(bottom=0)

@@ -3,7 +3,8 @@
 # {json,md,png}: (1) throughput against problem size from 1/4 to 4x the device's capacity (the
 # shape of the lightning paper's Fig. 12), (2) throughput against chunk size at 1.25x capacity
 # (Fig. 10), both against the in-capacity throughput of the same run; the report gives the widest
-# range of chunk sizes that keeps 80 % and 90 % of the best chunk size's throughput. Each run is
+# range of chunk sizes that keeps 80 % and 90 % of the best chunk size's throughput, and (3) the
+# small chunk sizes again with a kernel task per superblock (no batching). Each run is
 # limited to STRATA_BENCH_RUN_LIMIT seconds (bench/common.sh); the report lists those cut.
 # Usage: bench/run_lightning_kmeans.sh [repetitions, default 3] [capacity MiB, default 16]
 #        [devices, default cpu]   (settings: bench/common.sh)
@@ -43,15 +44,24 @@ for divisor in 4 8 16 32 64 128 256 512 1024 2048; do
   ((points_at_capacity / divisor >= 256)) || continue
   points+=("chunk $n $((points_at_capacity / divisor))")
 done
+# (3) The same chunk sizes below a sixteenth of the capacity with a kernel task per superblock
+# (array_batch_bytes = 0; above that, batches hold one superblock anyway): what batching gains.
+for divisor in 32 64 128 256 512 1024 2048; do
+  ((points_at_capacity / divisor >= 256)) || continue
+  points+=("unbatched $n $((points_at_capacity / divisor))")
+done
 # Repetitions outside, points inside: load from other processes during the run then falls on
 # every point alike instead of on a few.
 for ((r = 0; r < repetitions; ++r)); do
   for point in "${points[@]}"; do
     read -r sweep n chunk <<<"$point"
+    batch_bytes=1MiB
+    [[ $sweep == unbatched ]] && batch_bytes=0
     started_at=$SECONDS
     # The host holds 4x the device's capacity and more (the default 1 GiB would spill the largest
     # sizes of a 256 MiB device to disk); a run over the time limit is recorded as such.
     line=$(STRATA_DEVICE_CAPACITY=${capacity_mib}MiB STRATA_HOST_CAPACITY=${host_mib}MiB \
+      STRATA_ARRAY_BATCH_BYTES=$batch_bytes \
       timeout --kill-after=10 "$run_limit" "$bin" --n "$n" --chunk "$chunk" --devices "$devices" \
       --no-check | grep '^time ') || line="over the limit of $run_limit s"
     echo "$sweep $n $chunk $line" >>"$raw"

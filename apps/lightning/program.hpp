@@ -44,6 +44,7 @@ inline PlanCounts operator-(const PlanCounts& after, const PlanCounts& before) {
   d.launch.box_copies = after.launch.box_copies - before.launch.box_copies;
   d.launch.reduce_partials = after.launch.reduce_partials - before.launch.reduce_partials;
   d.launch.reused_regions = after.launch.reused_regions - before.launch.reused_regions;
+  d.launch.kernel_tasks = after.launch.kernel_tasks - before.launch.kernel_tasks;
   d.plan.operations = after.plan.operations - before.plan.operations;
   d.plan.transfers = after.plan.transfers - before.plan.transfers;
   d.plan.bytes_transferred = after.plan.bytes_transferred - before.plan.bytes_transferred;
@@ -56,11 +57,12 @@ inline PlanCounts operator-(const PlanCounts& after, const PlanCounts& before) {
 inline void print_plan_counts(const PlanCounts& c) {
   const auto u = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
   std::printf(
-      "plan (timed part): %llu launches, %llu superblocks, %llu assembled regions, %llu box "
-      "copies, %llu operations, %llu transfers, %llu bytes between ranks, %llu plan messages\n",
-      u(c.launch.launches), u(c.launch.superblocks), u(c.launch.assembled_regions),
-      u(c.launch.box_copies), u(c.plan.operations), u(c.plan.transfers),
-      u(c.plan.bytes_transferred), u(c.plan.messages));
+      "plan (timed part): %llu launches, %llu superblocks in %llu kernel tasks, %llu assembled "
+      "regions, %llu box copies, %llu operations, %llu transfers, %llu bytes between ranks, %llu "
+      "plan messages\n",
+      u(c.launch.launches), u(c.launch.superblocks), u(c.launch.kernel_tasks),
+      u(c.launch.assembled_regions), u(c.launch.box_copies), u(c.plan.operations),
+      u(c.plan.transfers), u(c.plan.bytes_transferred), u(c.plan.messages));
 }
 
 }  // namespace strata::lightning

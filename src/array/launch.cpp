@@ -9,8 +9,10 @@
 #include "chunk_boxes.hpp"
 #include "chunk_index.hpp"
 #include "kept_regions.hpp"
+#include "launch_batches.hpp"
 #include "reduce_plan.hpp"
 #include "strata/array/arrays.hpp"
+#include "strata/array/settings.hpp"
 #include "strata/base/error.hpp"
 
 namespace strata::array {
@@ -108,6 +110,75 @@ void check_disjoint_writes(const ArrayKernel& kernel, const std::string& param,
   }
 }
 
+// Superblocks run in batches only where no array is passed in two parameters of which one
+// writes it: then no superblock reads what another one of the launch writes, and planning a
+// superblock's kernel after a later one's (its batch closes later) changes nothing.
+bool batchable(const ArrayKernel& kernel, const std::vector<Argument>& args) {
+  for (std::size_t p = 0; p < args.size(); ++p) {
+    if (!args[p].is_array() || !writes(kernel.access_of(p).mode)) continue;
+    for (std::size_t q = 0; q < args.size(); ++q) {
+      if (q != p && args[q].is_array() && &args[q].array().record() == &args[p].array().record()) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+// Each place's batch limits: the bytes of the setting, at most a sixteenth of the device's
+// capacity (a batch's chunks are staged together), and a count that leaves the place at least 8
+// kernel tasks a launch.
+std::map<std::pair<int, std::uint32_t>, detail::LaunchBatches::Limits> batch_limits(
+    node::Node& node, const std::vector<SuperblockPlacement>& superblocks, bool batched) {
+  std::map<std::pair<int, std::uint32_t>, detail::LaunchBatches::Limits> limits;
+  const std::uint64_t setting = node.config().section<ArraySettings>().array_batch_bytes;
+  for (const SuperblockPlacement& superblock : superblocks)
+    ++limits[{superblock.place.rank, superblock.place.device}].superblocks;
+  for (auto& [place, limit] : limits) {
+    constexpr std::size_t least_tasks = 8;
+    limit.superblocks = batched ? std::max<std::size_t>(1, limit.superblocks / least_tasks) : 1;
+    limit.bytes = batched ? setting : 0;
+    const auto devices = node.devices();
+    if (place.second < devices.size()) {
+      memory::MemoryManager& memory = node.memory();
+      limit.bytes =
+          std::min(limit.bytes, memory.capacity(memory.space_of(*devices[place.second])) / 16);
+    }
+  }
+  return limits;
+}
+
+// A superblock's written region, held in `from`, copied to every other chunk that holds part of
+// it (halos and replicas stay coherent); a temporary is dropped after. Returns the box copies.
+struct Scatter {
+  cluster::ChunkRef from;
+  Region held;
+  Region region;
+  const Array* array;
+  const detail::ChunkIndex* chunks;
+  const ArrayChunk* skip;  // the chunk the kernel wrote directly
+  bool temporary;
+  bool write_back;
+};
+
+std::uint64_t plan_scatter(cluster::Driver& driver, detail::KeptRegions& kept,
+                           const Scatter& scatter) {
+  std::uint64_t copies = 0;
+  if (scatter.write_back) {
+    kept.forget(*scatter.array, scatter.region);
+    const auto element = static_cast<std::uint32_t>(scatter.array->element_bytes());
+    scatter.chunks->for_each_meeting(scatter.region, [&](const ArrayChunk& chunk) {
+      if (&chunk == scatter.skip) return;
+      const Region part = *chunk.placement.region.intersect(scatter.region);
+      driver.copy_box(scatter.from, detail::box_in(scatter.held, part), chunk.ref,
+                      detail::box_in(chunk.placement.region, part), element);
+      ++copies;
+    });
+  }
+  if (scatter.temporary) driver.destroy(scatter.from);
+  return copies;
+}
+
 }  // namespace
 
 void Arrays::launch(const ArrayKernel& kernel, const Grid& grid, const WorkDistribution& work,
@@ -183,9 +254,13 @@ void Arrays::launch(const ArrayKernel& kernel, const Grid& grid, const WorkDistr
     if (args[p].is_array()) chunk_index[p].emplace(args[p].array());
 
   const cluster::PlanBatch batch(driver_);
+  detail::LaunchBatches batches(node_, driver_, kernel.name());
+  const auto limits = batch_limits(node_, superblocks, batchable(kernel, args));
   for (std::size_t s = 0; s < superblocks.size(); ++s) {
     const SuperblockPlacement& superblock = superblocks[s];
     const int rank = superblock.place.rank;
+    detail::LaunchBatches::Batch& tasked =
+        batches.open(superblock.place, s, limits.at({rank, superblock.place.device}));
     node::KernelLaunch launch;
     launch.kernel = kernel.name();
     launch.device = superblock.place.device;
@@ -199,18 +274,6 @@ void Arrays::launch(const ArrayKernel& kernel, const Grid& grid, const WorkDistr
       launch.block[d] = grid.block[d];
       launch.block_offset[d] = superblock.blocks.lower[d];
     }
-    std::vector<cluster::Use> uses;
-    struct Scatter {
-      cluster::ChunkRef from;
-      Region held;
-      Region region;
-      const Array* array;
-      const detail::ChunkIndex* chunks;
-      const ArrayChunk* skip;  // the chunk the kernel wrote directly
-      bool temporary;
-      bool write_back;
-    };
-    std::vector<Scatter> after;
     for (std::size_t p = 0; p < params.size(); ++p) {
       if (!args[p].is_array()) {
         node::PlannedArg value;
@@ -220,34 +283,43 @@ void Arrays::launch(const ArrayKernel& kernel, const Grid& grid, const WorkDistr
         continue;
       }
       const Array& array = args[p].array();
-      const std::uint32_t element = static_cast<std::uint32_t>(array.element_bytes());
+      const std::uint64_t element = array.element_bytes();
       const AccessMode mode = kernel.access_of(p).mode;
       Region region = region_of(regions[s][kernel.access_index(p)], array.shape().dims);
-      launch.args.push_back(
-          node::PlannedArg::array(static_cast<std::uint32_t>(uses.size()), array.type()));
+      const auto use = [&](cluster::ChunkRef chunk, RuntimeAccess access, const Region& held) {
+        launch.args.push_back(node::PlannedArg::array(
+            tasked.use(chunk, access, held.elements() * element), array.type()));
+        launch.placements.push_back(placement_of(held));
+      };
       if (region.empty()) {
         // The superblock touches none of it: any chunk of the rank, or the first, read.
         const ArrayChunk* any = &array.chunks().front();
         for (const ArrayChunk& chunk : array.chunks())
           if (chunk.placement.place.rank == rank) any = &chunk;
-        uses.push_back(cluster::Use{any->ref, RuntimeAccess::read});
-        launch.placements.push_back(placement_of(any->placement.region));
+        use(any->ref, RuntimeAccess::read, any->placement.region);
         continue;
       }
       if (const auto reduced = reductions.find(p); reduced != reductions.end()) {
-        // Into a partial of its device's ring: a fresh one its kernel's task fills with the
-        // identity on the device first, or one an earlier superblock combined into.
+        const Region& partial = reduced->second.partial_region(s);
+        // Into the partial an earlier superblock of the batch combines into, or one of its
+        // device's ring: a fresh one its kernel's task fills with the identity on the device
+        // first, or one an earlier batch combined into.
+        const std::pair<std::size_t, std::size_t> key{p, reduced->second.component(s)};
+        if (const auto taken = tasked.reduction(key)) {
+          launch.args.push_back(node::PlannedArg::array(*taken, array.type()));
+          launch.placements.push_back(placement_of(partial));
+          continue;
+        }
         const detail::ReducePlan::Target target =
             reduced->second.add_partial(driver_, s, superblock.place, kernel.name());
-        uses.push_back(cluster::Use{
-            target.ref, target.fresh ? RuntimeAccess::write : RuntimeAccess::read_write});
+        use(target.ref, target.fresh ? RuntimeAccess::write : RuntimeAccess::read_write, partial);
+        tasked.set_reduction(key, launch.args.back().use);
         if (target.in_place) ++stats_.reduced_in_place;
         if (target.fresh) {
           launch.args.back().fill = true;
           launch.args.back().scalar = reduced->second.identity();
           ++stats_.reduce_partials;
         }
-        launch.placements.push_back(placement_of(reduced->second.partial_region(s)));
         continue;
       }
       // A chunk of the superblock's rank that holds the whole region, its own device's first.
@@ -261,25 +333,27 @@ void Arrays::launch(const ArrayKernel& kernel, const Grid& grid, const WorkDistr
         ++stats_.direct_uses;
         // A write of part of a chunk keeps the rest: only a write of all of it starts afresh.
         const bool whole = region == direct->placement.region;
-        uses.push_back(cluster::Use{direct->ref, mode == AccessMode::write && !whole
-                                                     ? RuntimeAccess::read_write
-                                                     : runtime_mode(mode)});
-        launch.placements.push_back(placement_of(direct->placement.region));
+        use(direct->ref,
+            mode == AccessMode::write && !whole ? RuntimeAccess::read_write : runtime_mode(mode),
+            direct->placement.region);
         if (writes(mode)) {
-          after.push_back(Scatter{direct->ref, direct->placement.region, region, &array, &chunks,
-                                  direct, false, true});
+          tasked.after([this, scatter = Scatter{direct->ref, direct->placement.region, region,
+                                                &array, &chunks, direct, false, true}] {
+            stats_.box_copies += plan_scatter(driver_, *kept_, scatter);
+          });
         }
         continue;
       }
       // A temporary chunk on the rank: for a read, assembled from every chunk that holds part of
       // the region; for a write, left as it is (as in the lightning paper: the annotation must
-      // name only elements the kernel writes) and scattered back afterwards.
+      // name only elements the kernel writes) and scattered back afterwards. Later planning may
+      // drop it, so its batch ends with this superblock.
       // A read region assembled for an earlier launch is kept until the array is written there.
+      tasked.close_after_this();
       if (mode == AccessMode::read) {
         if (const auto kept = kept_->find(array, rank, region)) {
           ++stats_.reused_regions;
-          uses.push_back(cluster::Use{*kept, RuntimeAccess::read});
-          launch.placements.push_back(placement_of(region));
+          use(*kept, RuntimeAccess::read, region);
           continue;
         }
       }
@@ -294,37 +368,25 @@ void Arrays::launch(const ArrayKernel& kernel, const Grid& grid, const WorkDistr
         chunks.for_each_meeting(region, [&](const ArrayChunk& chunk) {
           const Region part = *chunk.placement.region.intersect(region);
           driver_.copy_box(chunk.ref, detail::box_in(chunk.placement.region, part), temporary,
-                           detail::box_in(region, part), element);
+                           detail::box_in(region, part), static_cast<std::uint32_t>(element));
           ++stats_.box_copies;
         });
       }
-      uses.push_back(cluster::Use{temporary, runtime_mode(mode)});
-      launch.placements.push_back(placement_of(region));
+      use(temporary, runtime_mode(mode), region);
       if (mode == AccessMode::read) {
         kept_->keep(array, rank, region, temporary);
         continue;
       }
-      after.push_back(
-          Scatter{temporary, region, region, &array, &chunks, nullptr, true, writes(mode)});
+      tasked.after([this, scatter = Scatter{temporary, region, region, &array, &chunks, nullptr,
+                                            true, writes(mode)}] {
+        stats_.box_copies += plan_scatter(driver_, *kept_, scatter);
+      });
     }
-    node_.plan_kernel(driver_, rank, launch, uses);
+    batches.add(tasked, std::move(launch));
     ++stats_.superblocks;
-    // Written elements go to every other chunk that holds them: halos and replicas stay coherent.
-    for (const Scatter& scatter : after) {
-      if (scatter.write_back) {
-        kept_->forget(*scatter.array, scatter.region);
-        const std::uint32_t element = static_cast<std::uint32_t>(scatter.array->element_bytes());
-        scatter.chunks->for_each_meeting(scatter.region, [&](const ArrayChunk& chunk) {
-          if (&chunk == scatter.skip) return;
-          const Region part = *chunk.placement.region.intersect(scatter.region);
-          driver_.copy_box(scatter.from, detail::box_in(scatter.held, part), chunk.ref,
-                           detail::box_in(chunk.placement.region, part), element);
-          ++stats_.box_copies;
-        });
-      }
-      if (scatter.temporary) driver_.destroy(scatter.from);
-    }
   }
+  batches.close_all();
+  stats_.kernel_tasks += batches.tasks();
   for (auto& [param, reduction] : reductions) {
     kept_->forget(args[param].array());
     stats_.box_copies += reduction.finish(driver_, kernel.name());

@@ -34,6 +34,9 @@ class ReducePlan {
 
   // The region superblock s's partial holds.
   const Region& partial_region(std::size_t superblock) const;
+  // Which of the launch's overlapping groups of regions superblock s reduces into: superblocks
+  // of one component may share a partial.
+  std::size_t component(std::size_t superblock) const { return component_of_[superblock]; }
   // Superblock s's partial on `place`'s rank (or the chunk reduced in place). Its first
   // superblock's task fills it with identity() before the kernel combines into it (`fresh`); a
   // later one's kernel combines into it as it is.

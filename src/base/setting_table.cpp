@@ -5,14 +5,16 @@
 #include <algorithm>
 #include <cctype>
 #include <stdexcept>
+#include <tuple>
 
 #include "strata/base/settings.hpp"
 
 namespace strata {
 namespace {
 
-// The sections, ordered by layer, and their settings flattened in the same order. Filled while
-// the program starts (the layers' inline variables), read afterwards.
+// The sections, ordered by layer (then name: front ends are declared in no fixed order), and their
+// settings flattened in the same order. Filled while the program starts (the layers' inline
+// variables), read afterwards.
 struct Table {
   std::vector<SettingsSection> sections;
   std::vector<SettingInfo> flat;
@@ -32,8 +34,10 @@ struct Table {
       }
     }
     const auto place = std::upper_bound(
-        sections.begin(), sections.end(), section.layer,
-        [](Layer layer, const SettingsSection& other) { return layer < other.layer; });
+        sections.begin(), sections.end(), section,
+        [](const SettingsSection& added, const SettingsSection& other) {
+          return std::tie(added.layer, added.name) < std::tie(other.layer, other.name);
+        });
     sections.insert(place, std::move(section));
     flat.clear();
     for (const auto& each : sections)

@@ -374,6 +374,58 @@ TEST(ArrayLaunch, ManySuperblocksTakeAFewPartialsInTurn) {
   arrays.destroy(dx);
 }
 
+// Small superblocks run as a few kernel tasks per device (array_batch_bytes): the results are
+// those of a task per superblock, every device still gets at least 8 tasks a launch.
+TEST(ArrayLaunch, SmallSuperblocksRunAsAFewKernelTasksPerDevice) {
+  Arrays arrays(*the_node, *the_driver);
+  constexpr std::uint64_t block = 16, superblocks = 480, n = block * superblocks;
+  std::vector<float> input(n);
+  for (std::uint64_t i = 0; i < n; ++i)
+    input[i] = static_cast<float>((i * 53) % 89) - 40.0f;
+  const std::vector<float> expected = stencil_reference(input);
+  const std::size_t places = arrays.topology().places().size();
+  // Work placed as the data (in contiguous groups, or dealt in turn): every use is direct.
+  for (const auto assign : {Distribution::Assign::blocked, Distribution::Assign::round_robin}) {
+    const WorkDistribution work = assign == Distribution::Assign::blocked
+                                      ? WorkDistribution::tiled({1})
+                                      : WorkDistribution::round_robin({1});
+    Array in = arrays.from_host<float>("in", {n},
+                                       Distribution::stencil({block}, {1}).assigned(assign), input);
+    Array out = arrays.create("out", device::ElementType::f32, {n},
+                              Distribution::tiles({block}).assigned(assign));
+    const LaunchStats before = arrays.stats();
+    arrays.launch(stencil_kernel(), Grid{{n}, {block}}, work,
+                  {Argument::value<std::int32_t>(n), out, in});
+    const std::vector<float> result = arrays.read_as<float>(out);
+    for (std::uint64_t i = 0; i < n; ++i)
+      ASSERT_NEAR(result[i], expected[i], 1e-4) << "element " << i << ", " << work.describe();
+    const LaunchStats after = arrays.stats();
+    EXPECT_EQ(after.superblocks - before.superblocks, superblocks);
+    EXPECT_EQ(after.direct_uses - before.direct_uses, 2 * superblocks) << work.describe();
+    EXPECT_LT(after.kernel_tasks - before.kernel_tasks, superblocks / 4) << work.describe();
+    EXPECT_GE(after.kernel_tasks - before.kernel_tasks, std::min<std::uint64_t>(8 * places, 480))
+        << work.describe();
+    arrays.destroy(in);
+    arrays.destroy(out);
+  }
+}
+
+// An array passed in two parameters, one of which writes it: a superblock may read what another
+// writes, so each runs as its own task, in plan order.
+TEST(ArrayLaunch, AnArrayWrittenThroughOneParameterAndPassedInAnotherIsNotBatched) {
+  Arrays arrays(*the_node, *the_driver);
+  constexpr std::uint64_t block = 16, superblocks = 64, n = block * superblocks;
+  Array a = arrays.from_host<float>("a", {n}, Distribution::stencil({block}, {1}),
+                                    std::vector<float>(n, 3.0f));
+  const LaunchStats before = arrays.stats();
+  arrays.launch(stencil_kernel(), Grid{{n}, {block}}, WorkDistribution::tiled({1}),
+                {Argument::value<std::int32_t>(n), a, a});
+  arrays.synchronize();
+  const LaunchStats after = arrays.stats();
+  EXPECT_EQ(after.kernel_tasks - before.kernel_tasks, superblocks);
+  arrays.destroy(a);
+}
+
 // Superblocks whose reduced regions overlap without being equal (y[i-1:i+1]): every element gets
 // the contributions of every superblock that reaches it.
 TEST(ArrayLaunch, OverlappingReducedRegionsCombineEveryContribution) {

@@ -15,6 +15,7 @@
 #include "../base/setting_reference.hpp"
 #include "strata/allpairs/engine.hpp"
 #include "strata/allpairs/settings.hpp"
+#include "strata/array/settings.hpp"
 #include "strata/base/config.hpp"
 #include "strata/base/setting_table.hpp"
 #include "strata/device/settings.hpp"
@@ -45,11 +46,12 @@ std::uint64_t field(const Config& config) {
 }
 
 using allpairs::AllPairsSettings;
+using array::ArraySettings;
 using cluster::ClusterSettings;
 using memory::MemorySettings;
 using runtime::RuntimeSettings;
 
-const std::array<testing::NumericSetting, 13> numeric_settings{{
+const std::array<testing::NumericSetting, 14> numeric_settings{{
     {"cpu_threads", false, 0, uint_max, field<RuntimeSettings, &RuntimeSettings::cpu_threads>},
     {"io_threads", false, 1, uint_max, field<RuntimeSettings, &RuntimeSettings::io_threads>},
     {"max_tasks_in_flight", false, 1, uint64_max,
@@ -69,6 +71,8 @@ const std::array<testing::NumericSetting, 13> numeric_settings{{
     {"allpairs_jobs_per_device", false, 1, 65536,
      field<AllPairsSettings, &AllPairsSettings::jobs_per_device>},
     {"allpairs_leaf", false, 1, 1000000, field<AllPairsSettings, &AllPairsSettings::leaf>},
+    {"array_batch_bytes", true, 0, uint64_max,
+     field<ArraySettings, &ArraySettings::array_batch_bytes>},
 }};
 
 TEST(Settings, EveryLayerDeclaresItsSectionInLayerOrder) {
@@ -76,7 +80,7 @@ TEST(Settings, EveryLayerDeclaresItsSectionInLayerOrder) {
   for (const SettingsSection& section : setting_sections())
     sections.push_back(section.name);
   EXPECT_EQ(sections, (std::vector<std::string_view>{"base", "device", "memory", "runtime",
-                                                     "cluster", "allpairs"}));
+                                                     "cluster", "allpairs", "array"}));
   std::set<std::string> names;
   Config config;
   for (const SettingInfo& info : settings()) {

@@ -9,6 +9,7 @@
 
 // Every layer's settings: the CLI links them all and offers each as a flag.
 #include "strata/allpairs/settings.hpp"
+#include "strata/array/settings.hpp"
 #include "strata/base/setting_table.hpp"
 #include "strata/cluster/settings.hpp"
 #include "strata/device/settings.hpp"

@@ -28,6 +28,8 @@ namespace strata::array {
 struct LaunchStats {
   std::uint64_t launches = 0;
   std::uint64_t superblocks = 0;
+  // Kernel tasks that ran them: small superblocks of one device run in batches (array_batch_bytes).
+  std::uint64_t kernel_tasks = 0;
   std::uint64_t direct_uses = 0;        // a chunk on the superblock's rank held the whole region
   std::uint64_t assembled_regions = 0;  // a temporary chunk was assembled from several chunks
   std::uint64_t box_copies = 0;
