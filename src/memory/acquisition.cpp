@@ -125,7 +125,7 @@ MemoryManager::Plan MemoryManager::plan(Acquisition& acquisition, Actions& later
       Copy& copy = record.copies[space.index];
       if (copy.valid || (request.access == ChunkAccess::write && copy.allocated)) ++hits;
       copy.drop_when_idle = false;
-      if (!copy.allocated && !allocate(request.chunk, space, later)) {
+      if (!copy.allocated && !allocate(request.chunk, space, later, missing == 0)) {
         missing += target.allocator->rounded(record.bytes);
         continue;
       }
@@ -184,7 +184,7 @@ bool MemoryManager::only_valid_copy(const Chunk& record, SpaceId space) const {
   return true;
 }
 
-bool MemoryManager::allocate(ChunkId id, SpaceId space_id, Actions& later) {
+bool MemoryManager::allocate(ChunkId id, SpaceId space_id, Actions& later, bool scan) {
   Space& space = *spaces_[space_id.index];
   Chunk& record = chunk(id);
   Copy& copy = record.copies[space_id.index];
@@ -196,6 +196,7 @@ bool MemoryManager::allocate(ChunkId id, SpaceId space_id, Actions& later) {
       space.stats.peak = std::max(space.stats.peak, space.stats.used);
       return true;
     }
+    if (!scan) return false;
     // Room at once: the first copy in eviction order that is also valid elsewhere (or stale)
     // and that no copy in flight reads or writes, among the first few: past them the caller
     // evicts in that order (make_room). A full scan went past every only-valid copy at each

@@ -227,7 +227,9 @@ class MemoryManager {
   // Plans the waiting acquisitions again, in arrival order.
   void retry_waiting(Actions& later);
   bool can_progress(SpaceId space) const;
-  bool allocate(ChunkId id, SpaceId space, Actions& later);
+  // `scan`: false after an allocation of the same plan found no copy to drop among the first in
+  // eviction order (its own pins only take candidates away): the pool alone is tried.
+  bool allocate(ChunkId id, SpaceId space, Actions& later, bool scan = true);
   // Starts moving least-recently-used copies out of `space` until `bytes` are on their way.
   void make_room(SpaceId space, std::uint64_t bytes, Acquisition& acquisition, Actions& later);
   // Frees an unpinned copy that is not the only valid one to make room (an eviction if it held
