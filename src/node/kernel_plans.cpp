@@ -61,6 +61,18 @@ device::LaunchGeometry geometry_of(const KernelLaunch& launch) {
 
 }  // namespace
 
+void check_batch(const KernelBatch& batch) {
+  if (batch.launches.empty()) throw Error("a batch of kernel launches holds none");
+  const std::uint32_t device = batch.launches.front().device;
+  for (const KernelLaunch& launch : batch.launches) {
+    if (launch.device != device || !launch.sizes.empty()) {
+      throw Error("kernel '" + launch.kernel + "' in a batch of launches on device " +
+                  std::to_string(device) +
+                  ": every launch of a batch runs on that device and sets no late sizes");
+    }
+  }
+}
+
 KernelPlans::KernelPlans(std::vector<device::Device*> devices,
                          std::vector<runtime::DeviceExecutors> executors)
     : devices_(std::move(devices)), executors_(std::move(executors)) {}
@@ -219,17 +231,12 @@ void KernelPlans::launch_batch(cluster::PlanContext& context, const cluster::Pla
   auto batch =
       cluster::decode<KernelBatch>(std::as_bytes(std::span(op.args.data(), op.args.size())),
                                    "the arguments of a batch of kernel launches");
-  if (batch.launches.empty()) throw Error("a batch of kernel launches holds none");
+  check_batch(batch);
   const std::uint32_t device_index = batch.launches.front().device;
+  check_device(context, batch.launches.front());
   std::vector<std::shared_ptr<Compilation>> compilations;
   std::vector<runtime::TaskHandle> compiled_first;
   for (const KernelLaunch& launch : batch.launches) {
-    check_device(context, launch);
-    if (launch.device != device_index || !launch.sizes.empty()) {
-      throw Error("kernel '" + launch.kernel + "' in a batch of launches on device " +
-                  std::to_string(device_index) + ": every launch of a batch runs on its device " +
-                  "and sets no late sizes");
-    }
     compilations.push_back(compilation(context.runtime(), launch));
     if (compilations.size() == 1 || compilations.back() != compilations[compilations.size() - 2])
       compiled_first.push_back(compilations.back()->task);

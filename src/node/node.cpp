@@ -146,20 +146,13 @@ void Node::plan_kernel(cluster::Driver& driver, int rank, const KernelLaunch& la
 
 void Node::plan_kernels(cluster::Driver& driver, int rank, const KernelBatch& batch,
                         const std::vector<cluster::Use>& uses, std::string label) {
-  if (batch.launches.empty()) throw Error("a batch of kernel launches holds none");
+  check_batch(batch);
   if (batch.launches.size() == 1) {
     plan_kernel(driver, rank, batch.launches.front(), uses);
     return;
   }
-  const std::uint32_t device = batch.launches.front().device;
-  for (const KernelLaunch& launch : batch.launches) {
+  for (const KernelLaunch& launch : batch.launches)
     check_launch(launch, uses);
-    if (launch.device != device || !launch.sizes.empty()) {
-      throw Error("kernel '" + launch.kernel + "' in a batch of launches on device " +
-                  std::to_string(device) +
-                  ": every launch of a batch runs on that device and sets no late sizes");
-    }
-  }
   if (label.empty()) label = "kernels " + batch.launches.front().kernel;
   driver.plan_with(rank, "kernels", uses, batch, std::move(label));
 }

@@ -117,6 +117,10 @@ struct KernelBatch {
   }
 };
 
+// Throws unless the batch holds a launch and every one runs on the first one's device and sets
+// no late sizes.
+void check_batch(const KernelBatch& batch);
+
 // The node's side: kernels defined by name, compiled once per device when first launched.
 class KernelPlans {
  public:
