@@ -224,18 +224,20 @@ section kmeans_trace 100 bash -c kmeans_trace
 # K-Means in chunks of 8,192 points (1/2048 of a 256 MiB capacity) did not finish in 150 s on the
 # H200 (2026-11-28), where PoCL on the 2-core VM runs as many chunks in 1.3 s: one iteration in
 # chunks of 32,768 points, traced, over the capacity and then within the whole device, each cut
-# at 60 s (logs/kmeans-small-*.trace.json).
+# at 45 s (logs/kmeans-small-*.trace.json); then over the capacity again with a kernel task per
+# superblock (array_batch_bytes = 0, as before the 11-29 batching), untraced.
 kmeans_small() {
   local run=(lightning_kmeans --n 20971520 --chunk 32768 --iterations 1 --devices cuda --no-check)
   TIMEFORMAT="%R s wall, %U s user"
   time env STRATA_DEVICE_CAPACITY=256MiB STRATA_TRACE="$logs/kmeans-small-over.trace.json" \
-    timeout 60 "${run[@]}"
-  time env STRATA_TRACE="$logs/kmeans-small-within.trace.json" timeout 60 "${run[@]}"
+    timeout 45 "${run[@]}"
+  time env STRATA_TRACE="$logs/kmeans-small-within.trace.json" timeout 45 "${run[@]}"
+  time env STRATA_DEVICE_CAPACITY=256MiB STRATA_ARRAY_BATCH_BYTES=0 timeout 45 "${run[@]}"
 }
 export -f kmeans_small
-section kmeans_small 130 bash -c kmeans_small
-section kmeans 200 "${bench[@]}" STRATA_BENCH_RUN_LIMIT=30 "$root/bench/run_lightning_kmeans.sh" 1 \
-  256 cuda
+section kmeans_small 160 bash -c kmeans_small
+section kmeans 200 "${bench[@]}" STRATA_BENCH_RUN_LIMIT=30 STRATA_BENCH_UNBATCHED=0 \
+  "$root/bench/run_lightning_kmeans.sh" 1 256 cuda
 
 (cd "$root" && find bench/results -newer "$logs/environment.txt" -name "*-$tag.*") >"$logs/../list"
 # Each report names the GPU it ran on.

@@ -46,7 +46,9 @@ for divisor in 4 8 16 32 64 128 256 512 1024 2048; do
 done
 # (3) The same chunk sizes below a sixteenth of the capacity with a kernel task per superblock
 # (array_batch_bytes = 0; above that, batches hold one superblock anyway): what batching gains.
+# STRATA_BENCH_UNBATCHED=0 leaves them out.
 for divisor in 32 64 128 256 512 1024 2048; do
+  ((${STRATA_BENCH_UNBATCHED:-1})) || break
   ((points_at_capacity / divisor >= 256)) || continue
   points+=("unbatched $n $((points_at_capacity / divisor))")
 done
