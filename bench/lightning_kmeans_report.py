@@ -109,9 +109,9 @@ def main():
         out.write("Goal (issue 17): ≥ 95 % of the in-capacity throughput at 4x capacity for the "
                   "compute-bound benchmarks (the paper: Correlator −8.8 % at 2x).\n\n")
         out.write("## Throughput against chunk size at 1.25x capacity (the paper's Fig. 10)\n\n")
-        out.write("A launch's superblocks on one device run as kernel tasks of up to 1 MiB of "
-                  "chunks (`array_batch_bytes`, at most a sixteenth of the device); the last "
-                  "columns run the same chunk sizes with a task per superblock "
+        out.write("A launch's superblocks on one device run as kernel tasks of up to a "
+                  "sixteenth of the device's capacity in chunks (`array_batch_bytes`, default "
+                  "64 MiB); the last columns run the same chunk sizes with a task per superblock "
                   "(`STRATA_ARRAY_BATCH_BYTES=0`), in the same repetitions.\n\n")
         out.write(header[:header.index("\n")] + " task per superblock: Mpoints/s | batched / "
                   "task per superblock |\n" + header[header.index("\n") + 1:] + " --- | ---: |\n")
@@ -139,7 +139,7 @@ def main():
         lo = [r["mpoints_per_s"]["median"] - r["mpoints_per_s"]["min"] for r in data]
         hi = [r["mpoints_per_s"]["max"] - r["mpoints_per_s"]["median"] for r in data]
         axis.errorbar(xs, ys, yerr=[lo, hi], marker="o", capsize=3,
-                      label="batched (array_batch_bytes 1 MiB)" if key == "chunk_bytes" else None)
+                      label="batched (array_batch_bytes)" if key == "chunk_bytes" else None)
         if key == "chunk_bytes":
             alone = [r for r in data if r["unbatched_mpoints_per_s"]]
             axis.plot([r[key] for r in alone],

@@ -57,15 +57,15 @@ done
 for ((r = 0; r < repetitions; ++r)); do
   for point in "${points[@]}"; do
     read -r sweep n chunk <<<"$point"
-    batch_bytes=1MiB
-    [[ $sweep == unbatched ]] && batch_bytes=0
+    batching=()  # the default
+    [[ $sweep == unbatched ]] && batching=(STRATA_ARRAY_BATCH_BYTES=0)
     started_at=$SECONDS
     # The host holds 4x the device's capacity and more (the default 1 GiB would spill the largest
     # sizes of a 256 MiB device to disk); a run over the time limit is recorded as such.
-    line=$(STRATA_DEVICE_CAPACITY=${capacity_mib}MiB STRATA_HOST_CAPACITY=${host_mib}MiB \
-      STRATA_ARRAY_BATCH_BYTES=$batch_bytes \
-      timeout --kill-after=10 "$run_limit" "$bin" --n "$n" --chunk "$chunk" --devices "$devices" \
-      --no-check | grep '^time ') || line="over the limit of $run_limit s"
+    line=$(env "${batching[@]}" STRATA_DEVICE_CAPACITY=${capacity_mib}MiB \
+      STRATA_HOST_CAPACITY=${host_mib}MiB timeout --kill-after=10 "$run_limit" "$bin" --n "$n" \
+      --chunk "$chunk" --devices "$devices" --no-check | grep '^time ') ||
+      line="over the limit of $run_limit s"
     echo "$sweep $n $chunk $line" >>"$raw"
     # The timed part beside the whole process's seconds (start, data, compiles, end).
     echo "done: round $((r + 1)) $sweep n=$n chunk=$chunk: $line; $((SECONDS - started_at)) s the process" >&2

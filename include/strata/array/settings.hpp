@@ -9,7 +9,7 @@ namespace strata::array {
 struct ArraySettings {
   // A launch's superblocks on one device run as one kernel task until their chunks hold this
   // much (at most a sixteenth of the device's capacity); 0: a task per superblock.
-  std::uint64_t array_batch_bytes = 1ull << 20;
+  std::uint64_t array_batch_bytes = 64ull << 20;
 };
 
 // Adds the section "array" to the table (once); true.
