@@ -1,10 +1,10 @@
 #pragma once
 // The superblocks of one launch gathered, per device, into batches that each run as one kernel
 // task (node::Node::plan_kernels): with small chunks a launch has thousands of superblocks, and
-// the runtime's cost per task (records, staging, dependencies, about 20 µs of CPU) would bound
-// the throughput (the lightning paper's Fig. 10, left side). A batch's chunks are staged together,
-// so a batch closes once they reach a byte limit, or a count that keeps every device several
-// batches to overlap and balance.
+// the runtime's cost per task (records, staging, dependencies) would bound the throughput (the
+// lightning paper's Fig. 10, left side). A batch's chunks are staged together, so a batch closes
+// once they reach a byte limit, or a count that keeps every device several batches to overlap
+// and balance.
 
 #include <cstdint>
 #include <functional>
