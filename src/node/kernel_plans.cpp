@@ -1,5 +1,6 @@
 #include "strata/node/kernel_plans.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstring>
@@ -235,11 +236,14 @@ void KernelPlans::launch_batch(cluster::PlanContext& context, const cluster::Pla
   const std::uint32_t device_index = batch.launches.front().device;
   check_device(context, batch.launches.front());
   std::vector<std::shared_ptr<Compilation>> compilations;
+  std::vector<const Compilation*> distinct;  // a few: one per shape of superblock
   std::vector<runtime::TaskHandle> compiled_first;
   for (const KernelLaunch& launch : batch.launches) {
     compilations.push_back(compilation(context.runtime(), launch));
-    if (compilations.size() == 1 || compilations.back() != compilations[compilations.size() - 2])
+    if (std::find(distinct.begin(), distinct.end(), compilations.back().get()) == distinct.end()) {
+      distinct.push_back(compilations.back().get());
       compiled_first.push_back(compilations.back()->task);
+    }
   }
   runtime::TaskSpec spec(op.operation);
   spec.on(executors_[device_index].compute).after(compiled_first).in_queue_order();
