@@ -14,6 +14,13 @@ namespace {
 bool reads(runtime::Access mode) {
   return mode != runtime::Access::write;
 }
+
+// An operation's arguments, encoded as PlanOp::args holds them.
+template <class T>
+std::string encode_string(const T& value) {
+  const std::vector<std::byte> bytes = encode(value);
+  return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+}
 }  // namespace
 
 RankFailed::RankFailed(int rank, std::string task, std::string error)
@@ -258,44 +265,122 @@ int Driver::source_of(const Entry& entry) const {
 
 void Driver::copy_box(ChunkRef from, const memory::Box& from_box, ChunkRef to,
                       const memory::Box& to_box, std::uint32_t element_bytes, int device) {
+  const BoxCopyRequest copy{from, from_box, to, to_box, element_bytes, device};
+  copy_boxes(std::span(&copy, 1));
+}
+
+// Consecutive box copies within one rank, gathered into one operation. Its chunks are declared
+// once each: read when only copied from, else written afresh when nothing held them before the
+// group (a read of one comes after the group's own write), else read and written.
+class Driver::CopyGroup {
+ public:
+  int rank = -1;
+  int device = -1;
+  std::vector<Use> uses;
+  BoxCopies copies;
+
+  bool empty() const { return copies.steps.empty(); }
+  // Whether a step of the group writes `chunk`.
+  bool writes(ChunkRef chunk) const {
+    const auto found = index_.find(chunk.id);
+    return found != index_.end() && uses[found->second].mode != runtime::Access::read;
+  }
+  void add(const BoxCopyRequest& copy, runtime::Access write_mode) {
+    copies.steps.push_back({use(copy.from, runtime::Access::read), use(copy.to, write_mode),
+                            copy.from_box, copy.to_box, copy.element_bytes});
+  }
+
+ private:
+  std::uint32_t use(ChunkRef chunk, runtime::Access mode) {
+    const auto [at, added] = index_.try_emplace(chunk.id, static_cast<std::uint32_t>(uses.size()));
+    if (added) {
+      uses.push_back({chunk, mode});
+    } else if (uses[at->second].mode == runtime::Access::read && mode != runtime::Access::read) {
+      uses[at->second].mode = runtime::Access::read_write;
+    }
+    return at->second;
+  }
+  std::map<std::uint64_t, std::uint32_t> index_;
+};
+
+void Driver::copy_boxes(std::span<const BoxCopyRequest> copies) {
   check_failure();
-  const Entry& source = entry(from, "copy_box");
-  const Entry& target = entry(to, "copy_box");
-  from_box.check(element_bytes, source.bytes, "copy_box from chunk '" + source.name + "'");
-  to_box.check(element_bytes, target.bytes, "copy_box into chunk '" + target.name + "'");
-  if (from_box.elements() != to_box.elements()) {
-    throw Error("copy_box from chunk '" + source.name + "' " + from_box.describe() +
-                " into chunk '" + target.name + "' " + to_box.describe() + ": the extents differ");
+  const PlanBatch one_message(*this);
+  CopyGroup group;
+  const auto plan_group = [&] {
+    if (group.empty()) return;
+    if (group.copies.steps.size() == 1) {
+      const BoxCopies::Step& step = group.copies.steps[0];
+      add_planned(group.rank, "copy_box", "copy_box", {group.uses[step.from], group.uses[step.to]},
+                  encode_string(BoxCopy{step.from_box, step.to_box, step.element_bytes,
+                                        static_cast<std::int32_t>(group.device)}));
+    } else {
+      group.copies.device = group.device;
+      add_planned(group.rank, "copy_boxes", "copy_boxes", group.uses, encode_string(group.copies));
+    }
+    group = CopyGroup{};
+  };
+  for (const BoxCopyRequest& copy : copies) {
+    const Entry& source = entry(copy.from, "copy_box");
+    const Entry& target = entry(copy.to, "copy_box");
+    copy.from_box.check(copy.element_bytes, source.bytes,
+                        "copy_box from chunk '" + source.name + "'");
+    copy.to_box.check(copy.element_bytes, target.bytes,
+                      "copy_box into chunk '" + target.name + "'");
+    if (copy.from_box.elements() != copy.to_box.elements()) {
+      throw Error("copy_box from chunk '" + source.name + "' " + copy.from_box.describe() +
+                  " into chunk '" + target.name + "' " + copy.to_box.describe() +
+                  ": the extents differ");
+    }
+    if (copy.from.id == copy.to.id) {
+      throw Error("copy_box from chunk '" + source.name + "' into itself");
+    }
+    // What the group planned so far counts as held on its rank.
+    const bool source_written = group.writes(copy.from);
+    const bool target_written = group.writes(copy.to);
+    if (source.holders.empty() && !source_written) {
+      throw Error("copy_box reads chunk '" + source.name + "', which nothing has written yet");
+    }
+    const int reader = source_written ? group.rank : source_of(source);
+    // The box is written where the target's copy is (its home when it has none).
+    const int writer = target_written           ? group.rank
+                       : target.holders.empty() ? target.home
+                                                : source_of(target);
+    if (!group.empty() &&
+        (reader != group.rank || writer != group.rank || copy.device != group.device)) {
+      plan_group();
+    }
+    if (reader != writer) {
+      copy_between(copy, reader, writer);
+      continue;
+    }
+    group.rank = reader;
+    group.device = copy.device;
+    group.add(copy, target_written || !target.holders.empty() ? runtime::Access::read_write
+                                                              : runtime::Access::write);
   }
-  if (source.holders.empty()) {
-    throw Error("copy_box reads chunk '" + source.name + "', which nothing has written yet");
-  }
-  const int reader = source_of(source);
-  // The box is written where the target's copy is (its home when it has none).
-  const int writer = target.holders.empty() ? target.home : source_of(target);
+  plan_group();
+}
+
+void Driver::copy_between(const BoxCopyRequest& copy, int reader, int writer) {
+  const Entry& source = chunks_.at(copy.from.id);
+  const Entry& target = chunks_.at(copy.to.id);
   const runtime::Access write_mode =
       target.holders.empty() ? runtime::Access::write : runtime::Access::read_write;
-  const auto encode_args = [element_bytes, device](const memory::Box& a, const memory::Box& b) {
-    const std::vector<std::byte> bytes = encode(BoxCopy{a, b, element_bytes, device});
-    return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  const auto encode_args = [&copy](const memory::Box& a, const memory::Box& b) {
+    return encode_string(BoxCopy{a, b, copy.element_bytes, copy.device});
   };
-  const PlanBatch one_message(*this);
-  if (reader == writer) {
-    add_planned(writer, "copy_box", "copy_box", {{from, runtime::Access::read}, {to, write_mode}},
-                encode_args(from_box, to_box));
-    return;
-  }
   // Only the box's bytes travel: packed on the reader, sent, unpacked on the writer.
-  std::vector<std::uint64_t> extent(from_box.extent.begin(),
-                                    from_box.extent.begin() + from_box.dims);
+  std::vector<std::uint64_t> extent(copy.from_box.extent.begin(),
+                                    copy.from_box.extent.begin() + copy.from_box.dims);
   const memory::Box packed = memory::Box::whole(extent);
   const ChunkRef box = create_chunk("box of " + source.name + " for " + target.name,
-                                    from_box.elements() * element_bytes, reader);
+                                    copy.from_box.elements() * copy.element_bytes, reader);
   add_planned(reader, "copy_box", "copy_box",
-              {{from, runtime::Access::read}, {box, runtime::Access::write}},
-              encode_args(from_box, packed));
-  add_planned(writer, "copy_box", "copy_box", {{box, runtime::Access::read}, {to, write_mode}},
-              encode_args(packed, to_box));
+              {{copy.from, runtime::Access::read}, {box, runtime::Access::write}},
+              encode_args(copy.from_box, packed));
+  add_planned(writer, "copy_box", "copy_box", {{box, runtime::Access::read}, {copy.to, write_mode}},
+              encode_args(packed, copy.to_box));
   destroy(box);
 }
 
@@ -321,8 +406,7 @@ void Driver::reduce(const std::vector<ChunkRef>& partials, ChunkRef result, memo
     by_rank[source_of(part)].push_back(partial);
   }
   const auto encode_args = [op, type](bool assign) {
-    const std::vector<std::byte> encoded = encode(Combine{op, type, assign});
-    return std::string(reinterpret_cast<const char*>(encoded.data()), encoded.size());
+    return encode_string(Combine{op, type, assign});
   };
   const std::string label = "reduce " + std::string(memory::to_string(op)) + " into " + into.name;
   const PlanBatch one_message(*this);
@@ -369,10 +453,9 @@ void Driver::combine(int rank, ChunkRef into, const std::vector<ChunkRef>& from,
     }
     uses.push_back({partial, runtime::Access::read});
   }
-  const std::vector<std::byte> encoded = encode(Combine{op, type, false});
   add_planned(rank, "combine",
               "combine " + std::string(memory::to_string(op)) + " into " + target.name, uses,
-              std::string(reinterpret_cast<const char*>(encoded.data()), encoded.size()));
+              encode_string(Combine{op, type, false}));
 }
 
 void Driver::destroy(ChunkRef chunk) {

@@ -158,8 +158,9 @@ PlanExecutor::LocalChunk& PlanExecutor::local(const PlannedAccess& access) {
 }
 
 runtime::TaskHandle PlanExecutor::submit_task(runtime::TaskSpec spec, runtime::TaskFunction body,
-                                              const std::vector<LocalChunk*>& chunks) {
-  submitted_.fetch_add(1, std::memory_order_relaxed);
+                                              const std::vector<LocalChunk*>& chunks,
+                                              bool counted) {
+  if (counted) submitted_.fetch_add(1, std::memory_order_relaxed);
   const std::uint32_t counted_on = unfinished_.add(spec.executors);
   for (LocalChunk* chunk : chunks) {
     for (const runtime::DataAccess& access : spec.accesses) {
@@ -174,16 +175,19 @@ runtime::TaskHandle PlanExecutor::submit_task(runtime::TaskSpec spec, runtime::T
                    [](const runtime::TaskHandle& user) { return user.done(); });
     chunk->users.push_back(task);
   }
-  task.on_complete(
-      [this, counted_on](const runtime::TaskHandle& done) { finished(done, counted_on); });
+  task.on_complete([this, counted_on, counted](const runtime::TaskHandle& done) {
+    finished(done, counted_on, counted);
+  });
   return task;
 }
 
-void PlanExecutor::finished(const runtime::TaskHandle& task, std::uint32_t counted_on) {
+void PlanExecutor::finished(const runtime::TaskHandle& task, std::uint32_t counted_on,
+                            bool counted) {
   if (task.status() == runtime::TaskStatus::failed && !failure_reported_.exchange(true)) {
     report_failure(FailureReport{task.name(), error_text(task)});
   }
   unfinished_.done(counted_on);
+  if (!counted) return;
   const std::uint64_t done = finished_.fetch_add(1, std::memory_order_acq_rel) + 1;
   // The driver reads its own devices' loads when it needs them: it hears only of the end.
   const bool driver = network_.rank() == driver_rank;
@@ -212,12 +216,22 @@ void PlanExecutor::submit(const PlanOp& op) {
   kinds_.find(op.kind)(*this, op);
 }
 
-runtime::TaskHandle PlanExecutor::submit(runtime::TaskSpec spec, runtime::TaskFunction body,
-                                         std::span<const PlannedAccess> accesses) {
+std::vector<PlanExecutor::LocalChunk*> PlanExecutor::chunks_of(
+    std::span<const PlannedAccess> accesses) {
   std::vector<LocalChunk*> chunks;
   for (const PlannedAccess& access : accesses)
     chunks.push_back(&local(access));
-  return submit_task(std::move(spec), std::move(body), chunks);
+  return chunks;
+}
+
+runtime::TaskHandle PlanExecutor::submit(runtime::TaskSpec spec, runtime::TaskFunction body,
+                                         std::span<const PlannedAccess> accesses) {
+  return submit_task(std::move(spec), std::move(body), chunks_of(accesses));
+}
+
+runtime::TaskHandle PlanExecutor::submit_part(runtime::TaskSpec spec, runtime::TaskFunction body,
+                                              std::span<const PlannedAccess> accesses) {
+  return submit_task(std::move(spec), std::move(body), chunks_of(accesses), false);
 }
 
 void PlanExecutor::execute(const PlanOp& op) {

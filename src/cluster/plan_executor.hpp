@@ -103,6 +103,8 @@ class PlanExecutor final : public PlanContext {
   }
   runtime::TaskHandle submit(runtime::TaskSpec spec, runtime::TaskFunction body,
                              std::span<const PlannedAccess> accesses) override;
+  runtime::TaskHandle submit_part(runtime::TaskSpec spec, runtime::TaskFunction body,
+                                  std::span<const PlannedAccess> accesses) override;
 
  private:
   // Tasks touching one chunk copy are remembered for a later drop, and drops of chunks no
@@ -128,15 +130,17 @@ class PlanExecutor final : public PlanContext {
   void read_back(const PlanOp& op);
   void read_size(const PlanOp& op);
   LocalChunk& local(const PlannedAccess& access);
+  std::vector<LocalChunk*> chunks_of(std::span<const PlannedAccess> accesses);
+  // `counted`: the task ends its operation (counts toward the rank's progress).
   runtime::TaskHandle submit_task(runtime::TaskSpec spec, runtime::TaskFunction body,
-                                  const std::vector<LocalChunk*>& chunks);
+                                  const std::vector<LocalChunk*>& chunks, bool counted = true);
   void submit_transfer(const PlanOp& op, bool sending);
   // A late-sized chunk's transfer: its size, then that many bytes.
   void send_late(const memory::ChunkView& view, int peer, std::uint64_t transfer,
                  TransferDone done);
   void receive_late(const memory::ChunkView& view, int peer, std::uint64_t transfer,
                     TransferDone done);
-  void finished(const runtime::TaskHandle& task, std::uint32_t counted_on);
+  void finished(const runtime::TaskHandle& task, std::uint32_t counted_on, bool counted);
   void report_failure(const FailureReport& report);
 
   Network& network_;

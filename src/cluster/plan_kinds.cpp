@@ -42,27 +42,26 @@ std::span<std::byte> bytes_of(const memory::ChunkView& view) {
   return {static_cast<std::byte*>(view.host), view.bytes};
 }
 
-void copy_box_kind(PlanContext& context, const PlanOp& op) {
-  const auto args = decode<BoxCopy>(std::as_bytes(std::span(op.args.data(), op.args.size())),
-                                    "the arguments of a box copy");
-  if (op.accesses.size() != 2) {
-    throw Error("a box copy declares 2 chunks, not " + std::to_string(op.accesses.size()));
+// Every step's copy on the host, in order, as one task.
+void copy_boxes_kind(PlanContext& context, const PlanOp& op) {
+  BoxCopies copies = box_copies_of(op);
+  std::vector<runtime::DataHandle> data;
+  runtime::TaskSpec spec(describe_box_copies(op, copies));
+  for (const PlannedAccess& access : op.accesses) {
+    data.push_back(context.chunk(access));
+    spec.access(data.back(), access.mode);
   }
-  const PlannedAccess& from = op.accesses[0];
-  const PlannedAccess& to = op.accesses[1];
-  args.from.check(args.element_bytes, from.bytes, "box copy from chunk '" + from.name + "'");
-  args.to.check(args.element_bytes, to.bytes, "box copy into chunk '" + to.name + "'");
-  const runtime::DataHandle source = context.chunk(from);
-  const runtime::DataHandle target = context.chunk(to);
-  runtime::TaskSpec spec("copy " + args.from.describe() + " of " + from.name + " to " +
-                         args.to.describe() + " of " + to.name);
-  spec.reads(source).access(target, to.mode);
   runtime::ChunkStaging& staging = context.staging();
   context.submit(
       std::move(spec),
-      [&staging, source, target, args](runtime::TaskContext& task) {
-        memory::copy_box(bytes_of(staging.view(task, source)), args.from,
-                         bytes_of(staging.view(task, target)), args.to, args.element_bytes);
+      [&staging, data, steps = std::move(copies.steps)](runtime::TaskContext& task) {
+        std::vector<std::span<std::byte>> views;
+        for (const runtime::DataHandle& handle : data)
+          views.push_back(bytes_of(staging.view(task, handle)));
+        for (const BoxCopies::Step& step : steps) {
+          memory::copy_box(views[step.from], step.from_box, views[step.to], step.to_box,
+                           step.element_bytes);
+        }
       },
       op.accesses);
 }
@@ -103,8 +102,46 @@ void combine_kind(PlanContext& context, const PlanOp& op) {
 
 }  // namespace
 
+BoxCopies box_copies_of(const PlanOp& op) {
+  const auto args = std::as_bytes(std::span(op.args.data(), op.args.size()));
+  BoxCopies copies;
+  if (op.kind == "copy_box") {
+    if (op.accesses.size() != 2) {
+      throw Error("a box copy declares 2 chunks, not " + std::to_string(op.accesses.size()));
+    }
+    const auto copy = decode<BoxCopy>(args, "the arguments of a box copy");
+    copies.steps.push_back({0, 1, copy.from, copy.to, copy.element_bytes});
+    copies.device = copy.device;
+  } else {
+    copies = decode<BoxCopies>(args, "the arguments of box copies");
+  }
+  for (const BoxCopies::Step& step : copies.steps) {
+    if (step.from >= op.accesses.size() || step.to >= op.accesses.size() || step.from == step.to) {
+      throw Error("a box copy of operation '" + op.operation + "' names chunks " +
+                  std::to_string(step.from) + " and " + std::to_string(step.to) + " of " +
+                  std::to_string(op.accesses.size()));
+    }
+    const PlannedAccess& from = op.accesses[step.from];
+    const PlannedAccess& to = op.accesses[step.to];
+    step.from_box.check(step.element_bytes, from.bytes, "box copy from chunk '" + from.name + "'");
+    step.to_box.check(step.element_bytes, to.bytes, "box copy into chunk '" + to.name + "'");
+  }
+  return copies;
+}
+
+std::string describe_box_copies(const PlanOp& op, const BoxCopies& copies) {
+  if (copies.steps.size() == 1) {
+    const BoxCopies::Step& step = copies.steps[0];
+    return "copy " + step.from_box.describe() + " of " + op.accesses[step.from].name + " to " +
+           step.to_box.describe() + " of " + op.accesses[step.to].name;
+  }
+  return "copy " + std::to_string(copies.steps.size()) + " boxes among " +
+         std::to_string(op.accesses.size()) + " chunks (" + op.accesses.front().name + ", ...)";
+}
+
 void define_data_kinds(PlanKindTable& kinds) {
-  kinds.define("copy_box", copy_box_kind);
+  kinds.define("copy_box", copy_boxes_kind);
+  kinds.define("copy_boxes", copy_boxes_kind);
   kinds.define("combine", combine_kind);
 }
 

@@ -129,6 +129,88 @@ TEST(PlanBoxes, ARegionIsAssembledFromTilesOnEveryRankAndScatteredBack) {
   driver.wait_all();
 }
 
+// Random box copies among 2-d chunks on every rank, some never written before the copies (each
+// first written by one of them), planned in one call against the same copies done in order on
+// host arrays: consecutive copies within a rank go as one operation, and every element ends as
+// the sequence says. On one rank the whole sequence is one operation.
+TEST(PlanBoxes, RandomCopiesPlannedTogetherMatchTheSequenceDoneInOrder) {
+  Driver& driver = *the_driver;
+  const int ranks = driver.size();
+  const std::uint64_t shape[2] = {6, 8};
+  constexpr std::size_t words = 6 * 8;
+  std::mt19937_64 random(17);
+  for (int round = 0; round < 8; ++round) {
+    constexpr int written_chunks = 5, fresh_chunks = 3;
+    std::vector<ChunkRef> chunks;
+    std::vector<std::vector<std::uint64_t>> expected;
+    std::vector<std::vector<bool>> defined;  // a fresh chunk's elements no copy wrote are not
+    for (int c = 0; c < written_chunks + fresh_chunks; ++c) {
+      const int home = static_cast<int>(random() % static_cast<std::uint64_t>(ranks));
+      chunks.push_back(driver.create_chunk("boxes " + std::to_string(c), words * 8, home));
+      const bool written = c < written_chunks;
+      if (written)
+        driver.run_with(home, "fill", {{chunks.back(), Access::write}}, std::uint64_t(c));
+      expected.push_back(written ? filled(words, c) : std::vector<std::uint64_t>(words));
+      defined.emplace_back(words, written);
+    }
+    std::vector<BoxCopyRequest> copies;
+    std::vector<bool> readable(chunks.size());
+    for (int c = 0; c < written_chunks; ++c)
+      readable[static_cast<std::size_t>(c)] = true;
+    while (copies.size() < 24) {
+      const std::size_t from = random() % chunks.size(), to = random() % chunks.size();
+      if (from == to || !readable[from]) continue;
+      const std::uint64_t extent[2] = {1 + random() % 6, 1 + random() % 8};
+      const std::uint64_t from_at[2] = {random() % (7 - extent[0]), random() % (9 - extent[1])};
+      const std::uint64_t to_at[2] = {random() % (7 - extent[0]), random() % (9 - extent[1])};
+      copies.push_back({chunks[from], memory::Box::of(shape, from_at, extent), chunks[to],
+                        memory::Box::of(shape, to_at, extent), 8});
+      for (std::uint64_t i = 0; i < extent[0]; ++i)
+        for (std::uint64_t j = 0; j < extent[1]; ++j) {
+          const std::size_t source = (from_at[0] + i) * 8 + from_at[1] + j;
+          const std::size_t target = (to_at[0] + i) * 8 + to_at[1] + j;
+          expected[to][target] = expected[from][source];
+          defined[to][target] = defined[from][source];
+        }
+      readable[to] = true;
+    }
+    const PlanStats before = driver.stats();
+    driver.copy_boxes(copies);
+    const PlanStats after = driver.stats();
+    if (ranks == 1) {
+      EXPECT_EQ(after.operations - before.operations, 1u) << "round " << round;
+    }
+    for (std::size_t c = 0; c < chunks.size(); ++c) {
+      const std::vector<std::uint64_t> got = as_words(driver.fetch(chunks[c]));
+      for (std::size_t i = 0; i < words; ++i)
+        if (defined[c][i]) {
+          ASSERT_EQ(got[i], expected[c][i]) << "round " << round << " chunk " << c << " word " << i;
+        }
+    }
+    for (ChunkRef chunk : chunks)
+      driver.destroy(chunk);
+  }
+  // A copy reads a chunk nothing wrote (not even an earlier copy of the call): refused, naming it.
+  const ChunkRef written = driver.create_chunk("written", 64, 0);
+  const ChunkRef fresh = driver.create_chunk("never written", 64, ranks - 1);
+  driver.run_with(0, "fill", {{written, Access::write}}, std::uint64_t{1});
+  const std::uint64_t eight[1] = {8};
+  const std::vector<BoxCopyRequest> bad{
+      {written, memory::Box::whole(eight), written, memory::Box::whole(eight), 8}};
+  EXPECT_THROW(driver.copy_boxes(bad), Error) << "a chunk into itself";
+  try {
+    const std::vector<BoxCopyRequest> unread{
+        {fresh, memory::Box::whole(eight), written, memory::Box::whole(eight), 8}};
+    driver.copy_boxes(unread);
+    ADD_FAILURE() << "a chunk nothing wrote was read";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("'never written'"), std::string::npos) << error.what();
+  }
+  driver.destroy(written);
+  driver.destroy(fresh);
+  driver.wait_all();
+}
+
 std::vector<std::byte> bytes_of_doubles(const std::vector<double>& values) {
   const auto* begin = reinterpret_cast<const std::byte*>(values.data());
   return {begin, begin + values.size() * sizeof(double)};

@@ -44,6 +44,17 @@ struct Use {
   runtime::Access mode = runtime::Access::read;
 };
 
+// One box copy of Driver::copy_boxes: the elements of `from_box` in `from` into `to_box` (the
+// same extents) of `to`, on the rank's devices()[device] (-1: where the chunks were written).
+struct BoxCopyRequest {
+  ChunkRef from;
+  memory::Box from_box;
+  ChunkRef to;
+  memory::Box to_box;
+  std::uint32_t element_bytes = 1;
+  int device = -1;
+};
+
 // A rank failed: names the rank, the task and the original error.
 class RankFailed : public Error {
  public:
@@ -124,6 +135,9 @@ class Driver {
   // ran (where both ran on one), else on the host.
   void copy_box(ChunkRef from, const memory::Box& from_box, ChunkRef to, const memory::Box& to_box,
                 std::uint32_t element_bytes, int device = -1);
+  // Plans `copies` in order, as copy_box() would each; consecutive ones that stay within one rank
+  // (and name one device) go as one operation, "copy_boxes", whose one task does them in order.
+  void copy_boxes(std::span<const BoxCopyRequest> copies);
 
   // Combines the partial results (chunks of `result`'s size, not late-sized, elements of `type`)
   // into `result`
@@ -185,6 +199,9 @@ class Driver {
   void add_planned(int rank, const std::string& kind, const std::string& name,
                    const std::vector<Use>& uses, std::string args);
   int source_of(const Entry& entry) const;  // the home's copy, else the lowest holder's
+  class CopyGroup;
+  // Plans a box copy between ranks: packed on `reader`, sent, unpacked on `writer`.
+  void copy_between(const BoxCopyRequest& copy, int reader, int writer);
   void post(Batch& batch);
   // Beyond the window, waits until half of it is left (or a rank failed: the next call throws),
   // so that a loop of launches does not hold every iteration's operations at once.

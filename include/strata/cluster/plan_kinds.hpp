@@ -9,6 +9,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "strata/cluster/plan.hpp"
 #include "strata/memory/box.hpp"
@@ -39,6 +40,11 @@ class PlanContext {
   // `accesses` are the chunks it touches.
   virtual runtime::TaskHandle submit(runtime::TaskSpec spec, runtime::TaskFunction body,
                                      std::span<const PlannedAccess> accesses) = 0;
+  // One task of an operation that runs as several: tracked as submit()'s are (its chunks' users,
+  // its failure reported), but the operation ends with the task it submits with submit(), which
+  // must follow its parts (TaskSpec::after).
+  virtual runtime::TaskHandle submit_part(runtime::TaskSpec spec, runtime::TaskFunction body,
+                                          std::span<const PlannedAccess> accesses) = 0;
 };
 
 using PlanKind = std::function<void(PlanContext&, const PlanOp&)>;
@@ -74,6 +80,37 @@ struct BoxCopy {
   }
 };
 
+// Arguments of "copy_boxes": box copies among the operation's chunks, done in order by one task
+// (a launch's halo updates: the cost of a task paid once for all of them). Each step names the
+// accesses it reads and writes by their index in the operation.
+struct BoxCopies {
+  struct Step {
+    std::uint32_t from = 0;
+    std::uint32_t to = 0;
+    memory::Box from_box;
+    memory::Box to_box;
+    std::uint32_t element_bytes = 1;
+
+    template <class Archive>
+    void serialize(Archive& archive) {
+      archive(from, to, from_box, to_box, element_bytes);
+    }
+  };
+  std::vector<Step> steps;
+  std::int32_t device = -1;  // as BoxCopy::device, for every step
+
+  template <class Archive>
+  void serialize(Archive& archive) {
+    archive(steps, device);
+  }
+};
+
+// The copies of a "copy_box" (BoxCopy arguments; accesses from, to) or "copy_boxes" operation,
+// each step checked against the sizes of its chunks; throws naming them.
+BoxCopies box_copies_of(const PlanOp& op);
+// A task name for the copies of `op` (`copies` from box_copies_of).
+std::string describe_box_copies(const PlanOp& op, const BoxCopies& copies);
+
 // Arguments of "combine": accesses[0] op= accesses[1], accesses[2], ...; with `assign`,
 // accesses[0] (written, not read) first takes accesses[1]'s bytes. The node runs it on the
 // device where the partials' last writers ran when they all ran on one device.
@@ -89,8 +126,8 @@ struct Combine {
 };
 
 // Registers the cluster layer's data kinds: "copy_box" (a box of accesses[0] into a box of
-// accesses[1], BoxCopy arguments) and "combine" (accesses[1..] into accesses[0] with a reduction
-// operator, Combine arguments).
+// accesses[1], BoxCopy arguments), "copy_boxes" (BoxCopies arguments) and "combine" (accesses[1..]
+// into accesses[0] with a reduction operator, Combine arguments).
 void define_data_kinds(PlanKindTable& kinds);
 
 }  // namespace strata::cluster
