@@ -1,5 +1,6 @@
 #include "strata/node/device_data_kinds.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "combine_kernel.hpp"
@@ -13,6 +14,37 @@ template <class T>
 T decode_args(const cluster::PlanOp& op, const char* what) {
   return cluster::decode<T>(std::as_bytes(std::span(op.args.data(), op.args.size())), what);
 }
+// The context the parts of an operation split over places are planned in: each task submitted
+// is one of the operation's parts; the caller ends the operation with a task after them all.
+class PartContext final : public cluster::PlanContext {
+ public:
+  explicit PartContext(cluster::PlanContext& operation) : operation_(operation) {}
+  int rank() const override { return operation_.rank(); }
+  runtime::Runtime& runtime() override { return operation_.runtime(); }
+  runtime::ChunkStaging& staging() override { return operation_.staging(); }
+  memory::MemoryManager& memory() override { return operation_.memory(); }
+  runtime::DataHandle chunk(const cluster::PlannedAccess& access) override {
+    return operation_.chunk(access);
+  }
+  std::optional<runtime::ExecutorId> writer_executor(
+      const cluster::PlannedAccess& access) override {
+    return operation_.writer_executor(access);
+  }
+  runtime::TaskHandle submit(runtime::TaskSpec spec, runtime::TaskFunction body,
+                             std::span<const cluster::PlannedAccess> accesses) override {
+    return submit_part(std::move(spec), std::move(body), accesses);
+  }
+  runtime::TaskHandle submit_part(runtime::TaskSpec spec, runtime::TaskFunction body,
+                                  std::span<const cluster::PlannedAccess> accesses) override {
+    parts.push_back(operation_.submit_part(std::move(spec), std::move(body), accesses));
+    return parts.back();
+  }
+
+  std::vector<runtime::TaskHandle> parts;
+
+ private:
+  cluster::PlanContext& operation_;
+};
 }  // namespace
 
 DeviceDataKinds::DeviceDataKinds(std::vector<device::Device*> devices,
@@ -20,11 +52,13 @@ DeviceDataKinds::DeviceDataKinds(std::vector<device::Device*> devices,
     : devices_(std::move(devices)), executors_(std::move(executors)) {}
 
 void DeviceDataKinds::extend(cluster::Program& program) {
-  program.extend_kind("copy_box", [this](cluster::PlanKind host) -> cluster::PlanKind {
-    return [this, host](cluster::PlanContext& context, const cluster::PlanOp& op) {
-      copy_box(host, context, op);
-    };
-  });
+  for (const char* kind : {"copy_box", "copy_boxes"}) {
+    program.extend_kind(kind, [this](cluster::PlanKind host) -> cluster::PlanKind {
+      return [this, host](cluster::PlanContext& context, const cluster::PlanOp& op) {
+        copy_boxes(host, context, op);
+      };
+    });
+  }
   program.extend_kind("combine", [this](cluster::PlanKind host) -> cluster::PlanKind {
     return [this, host](cluster::PlanContext& context, const cluster::PlanOp& op) {
       combine(host, context, op);
@@ -62,50 +96,109 @@ bool DeviceDataKinds::fits(cluster::PlanContext& context, std::uint32_t device,
   return bytes <= memory.capacity(memory.space_of(*devices_[device]));
 }
 
-void DeviceDataKinds::copy_box(const cluster::PlanKind& host, cluster::PlanContext& context,
-                               const cluster::PlanOp& op) {
-  const auto args = decode_args<cluster::BoxCopy>(op, "the arguments of a box copy");
-  if (op.accesses.size() != 2) return host(context, op);  // the host kind says what is wrong
-  const cluster::PlannedAccess& from = op.accesses[0];
-  const cluster::PlannedAccess& to = op.accesses[1];
-  std::optional<std::uint32_t> device;
-  if (args.device >= 0) {
-    if (static_cast<std::size_t>(args.device) >= devices_.size()) {
-      throw Error("a box copy of chunk '" + from.name + "' is planned on device " +
-                  std::to_string(args.device) + " of rank " + std::to_string(context.rank()) +
-                  ", which has " + std::to_string(devices_.size()) + " device(s)");
+void DeviceDataKinds::copy_boxes(const cluster::PlanKind& host, cluster::PlanContext& context,
+                                 const cluster::PlanOp& op) {
+  const cluster::BoxCopies copies = cluster::box_copies_of(op);
+  if (copies.device >= 0) {
+    if (static_cast<std::size_t>(copies.device) >= devices_.size()) {
+      throw Error("a box copy of chunk '" + op.accesses[copies.steps.at(0).from].name +
+                  "' is planned on device " + std::to_string(copies.device) + " of rank " +
+                  std::to_string(context.rank()) + ", which has " +
+                  std::to_string(devices_.size()) + " device(s)");
     }
-    device = static_cast<std::uint32_t>(args.device);
-  } else {
-    device = device_of(context, std::span(&from, 1), to);
-    if (device && !fits(context, *device, op.accesses)) device.reset();
+    return copy_boxes_on(static_cast<std::uint32_t>(copies.device), context, op, copies);
   }
-  if (!device) return host(context, op);
-  args.from.check(args.element_bytes, from.bytes, "box copy from chunk '" + from.name + "'");
-  args.to.check(args.element_bytes, to.bytes, "box copy into chunk '" + to.name + "'");
-  const std::vector<memory::BoxRectCopy> pieces =
-      memory::box_rect_copies(args.from, args.to, args.element_bytes);
-  const runtime::DataHandle source = context.chunk(from);
-  const runtime::DataHandle target = context.chunk(to);
-  device::Device& gpu = *devices_[*device];
-  runtime::TaskSpec spec("copy " + args.from.describe() + " of " + from.name + " to " +
-                         args.to.describe() + " of " + to.name + " on " + gpu.info().id);
-  spec.on(executors_[*device].compute).reads(source).access(target, to.mode);
+  // Each step where its chunks were written; consecutive steps of one place go together.
+  std::vector<std::optional<std::uint32_t>> places;
+  for (const cluster::BoxCopies::Step& step : copies.steps) {
+    places.push_back(
+        device_of(context, std::span(&op.accesses[step.from], 1), op.accesses[step.to]));
+  }
+  if (std::all_of(places.begin(), places.end(),
+                  [&](const auto& place) { return place == places.front(); })) {
+    if (places.front() && fits(context, *places.front(), op.accesses)) {
+      return copy_boxes_on(*places.front(), context, op, copies);
+    }
+    return host(context, op);
+  }
+  PartContext parts(context);
+  std::vector<bool> written(op.accesses.size(), false);  // by an earlier part
+  for (std::size_t first = 0; first < copies.steps.size();) {
+    std::size_t last = first + 1;
+    while (last < copies.steps.size() && places[last] == places[first])
+      ++last;
+    // The part's chunks, each declared as its steps use it.
+    cluster::PlanOp part{"copy_boxes", op.id, op.operation, {}, {}, op.peer, op.transfer};
+    cluster::BoxCopies steps;
+    std::vector<std::int64_t> index(op.accesses.size(), -1);
+    const auto use = [&](std::uint32_t access, bool writes) {
+      if (index[access] < 0) {
+        index[access] = static_cast<std::int64_t>(part.accesses.size());
+        part.accesses.push_back(op.accesses[access]);
+        part.accesses.back().mode = runtime::Access::read;
+      }
+      cluster::PlannedAccess& declared = part.accesses[static_cast<std::size_t>(index[access])];
+      if (writes) {
+        declared.mode = written[access] ? runtime::Access::read_write : op.accesses[access].mode;
+      }
+      return static_cast<std::uint32_t>(index[access]);
+    };
+    for (std::size_t s = first; s < last; ++s) {
+      cluster::BoxCopies::Step step = copies.steps[s];
+      step.from = use(step.from, false);
+      step.to = use(step.to, true);
+      steps.steps.push_back(step);
+    }
+    for (std::size_t s = first; s < last; ++s)
+      written[copies.steps[s].to] = true;
+    const std::vector<std::byte> bytes = cluster::encode(steps);
+    part.args.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    if (places[first] && fits(context, *places[first], part.accesses)) {
+      copy_boxes_on(*places[first], parts, part, steps);
+    } else {
+      host(parts, part);
+    }
+    first = last;
+  }
+  context.submit(runtime::TaskSpec("copied " + std::to_string(copies.steps.size()) + " boxes in " +
+                                   std::to_string(parts.parts.size()) + " parts")
+                     .after(parts.parts),
+                 [](runtime::TaskContext&) {}, {});
+}
+
+void DeviceDataKinds::copy_boxes_on(std::uint32_t device, cluster::PlanContext& context,
+                                    const cluster::PlanOp& op, const cluster::BoxCopies& copies) {
+  device::Device& gpu = *devices_[device];
+  runtime::TaskSpec spec(cluster::describe_box_copies(op, copies) + " on " + gpu.info().id);
+  spec.on(executors_[device].compute);
+  std::vector<runtime::DataHandle> data;
+  for (const cluster::PlannedAccess& access : op.accesses) {
+    data.push_back(context.chunk(access));
+    spec.access(data.back(), access.mode);
+  }
+  std::vector<std::vector<memory::BoxRectCopy>> pieces;
+  for (const cluster::BoxCopies::Step& step : copies.steps)
+    pieces.push_back(memory::box_rect_copies(step.from_box, step.to_box, step.element_bytes));
   runtime::ChunkStaging& staging = context.staging();
   context.submit(
       std::move(spec),
-      [&gpu, &staging, source, target, pieces, args](runtime::TaskContext& task) {
-        const memory::ChunkView in = staging.view(task, source);
-        const memory::ChunkView out = staging.view(task, target);
-        // A late-sized source holds its size: the box must lie in it.
-        args.from.check(args.element_bytes, in.bytes, "copying a box");
+      [&gpu, &staging, data, pieces, steps = copies.steps](runtime::TaskContext& task) {
+        std::vector<memory::ChunkView> views;
+        for (const runtime::DataHandle& handle : data)
+          views.push_back(staging.view(task, handle));
         device::Queue& queue = gpu.queue(device::QueueKind::compute);
         device::Event last;
-        for (memory::BoxRectCopy piece : pieces) {
-          piece.from.offset += in.offset;
-          piece.to.offset += out.offset;
-          last = queue.copy_rect_on_device(*out.buffer, piece.to, *in.buffer, piece.from,
-                                           piece.extent);
+        for (std::size_t s = 0; s < steps.size(); ++s) {
+          const memory::ChunkView& in = views[steps[s].from];
+          const memory::ChunkView& out = views[steps[s].to];
+          // A late-sized source holds its size: the box must lie in it.
+          steps[s].from_box.check(steps[s].element_bytes, in.bytes, "copying a box");
+          for (memory::BoxRectCopy piece : pieces[s]) {
+            piece.from.offset += in.offset;
+            piece.to.offset += out.offset;
+            last = queue.copy_rect_on_device(*out.buffer, piece.to, *in.buffer, piece.from,
+                                             piece.extent);
+          }
         }
         runtime::complete_when(task, last);  // the queue keeps its copies in order
       },

@@ -1,8 +1,9 @@
 // Box copies and combine steps on the device where their chunks are: tiles written by kernels on
-// a device are assembled there into a region (only the region comes back to the host), a named
-// device packs and unpacks boxes between ranks, and a reduction's partials written on a device
-// are combined there first (only one accumulator per rank leaves it). CPU and OpenCL devices,
-// plainly and under mpirun with 2 and 4 processes.
+// a device are assembled there into a region (only the region comes back to the host), copies
+// planned together run as one task a device, a named device packs and unpacks boxes between
+// ranks, and a reduction's partials written on a device are combined there first (only one
+// accumulator per rank leaves it). CPU and OpenCL devices, plainly and under mpirun with 2 and 4
+// processes.
 
 #include <gtest/gtest.h>
 
@@ -99,6 +100,55 @@ TEST(DeviceDataKinds, TilesWrittenOnADeviceAreAssembledThereAndOnlyTheRegionCome
       ASSERT_EQ(got[row * 32 + column], computed(static_cast<float>(100 * t), i))
           << row << "," << column;
     }
+  driver.wait_all();
+}
+
+// Box copies planned together (Driver::copy_boxes): one operation; its copies run where their
+// tiles were written, as one task a device (consecutive copies of one device together).
+TEST(DeviceDataKinds, CopiesPlannedTogetherRunAsOneTaskOnTheDeviceOfTheirTiles) {
+  cluster::Driver& driver = *the_driver;
+  Node& node = *the_node;
+  const auto last = static_cast<std::uint32_t>(node.devices().size() - 1);
+  const std::uint64_t tile_shape[2] = {6, 16};
+  const std::uint64_t region_shape[2] = {12, 32};
+  constexpr std::uint32_t tile = 6 * 16;
+  // All four tiles on the last device; then the first two on device 0, the others on the last.
+  for (const bool split : {false, true}) {
+    std::vector<ChunkRef> tiles;
+    for (std::uint32_t t = 0; t < 4; ++t) {
+      tiles.push_back(computed_on(driver, node, 0, split && t < 2 ? 0 : last,
+                                  "tile " + std::to_string(t), tile, static_cast<float>(100 * t)));
+    }
+    const ChunkRef region = driver.create_chunk("region of copies", 12 * 32 * 4, 0);
+    std::vector<cluster::BoxCopyRequest> copies;
+    for (int t = 0; t < 4; ++t) {
+      const std::uint64_t at[2] = {static_cast<std::uint64_t>(t / 2) * 6,
+                                   static_cast<std::uint64_t>(t % 2) * 16};
+      copies.push_back({tiles[t], memory::Box::whole(tile_shape), region,
+                        memory::Box::of(region_shape, at, tile_shape), 4});
+    }
+    driver.wait_all();
+    const std::uint64_t before = device_to_host_bytes(node, last);
+    const cluster::PlanStats planned = driver.stats();
+    driver.copy_boxes(copies);
+    EXPECT_EQ(driver.stats().operations - planned.operations, 1u);
+    driver.wait_all();
+    const std::vector<float> got = as_floats(driver.fetch(region));
+    if (!split) {
+      EXPECT_EQ(device_to_host_bytes(node, last) - before, 12u * 32 * 4)
+          << "the tiles stayed on the device";
+    }
+    for (std::uint32_t row = 0; row < 12; ++row)
+      for (std::uint32_t column = 0; column < 32; ++column) {
+        const int t = static_cast<int>((row / 6) * 2 + column / 16);
+        const std::uint32_t i = (row % 6) * 16 + column % 16;
+        ASSERT_EQ(got[row * 32 + column], computed(static_cast<float>(100 * t), i))
+            << row << "," << column << (split ? ", tiles on two devices" : "");
+      }
+    for (ChunkRef chunk : tiles)
+      driver.destroy(chunk);
+    driver.destroy(region);
+  }
   driver.wait_all();
 }
 

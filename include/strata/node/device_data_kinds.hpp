@@ -1,8 +1,8 @@
 #pragma once
-// The node's device variants of the cluster's data kinds: a box copy ("copy_box") runs on the
-// device where both its chunks were last written (or on the device it names) as rectangular
-// copies on that device's queue, and a combine step ("combine") whose partials were all last
-// written on one device runs there as a kernel generated for its operator and element type.
+// The node's device variants of the cluster's data kinds: box copies ("copy_box", "copy_boxes")
+// run on the device where their chunks were last written (or on the device they name) as
+// rectangular copies on that device's queue, and a combine step ("combine") whose partials were all
+// last written on one device runs there as a kernel generated for its operator and element type.
 // Everything else goes to the host kinds they extend.
 
 #include <cstdint>
@@ -29,8 +29,12 @@ class DeviceDataKinds {
   void extend(cluster::Program& program);
 
  private:
-  void copy_box(const cluster::PlanKind& host, cluster::PlanContext& context,
-                const cluster::PlanOp& op);
+  // "copy_box" and "copy_boxes": each run of consecutive steps whose chunks were written on one
+  // device runs there as one task; the others go to the host kind.
+  void copy_boxes(const cluster::PlanKind& host, cluster::PlanContext& context,
+                  const cluster::PlanOp& op);
+  void copy_boxes_on(std::uint32_t device, cluster::PlanContext& context, const cluster::PlanOp& op,
+                     const cluster::BoxCopies& copies);
   void combine(const cluster::PlanKind& host, cluster::PlanContext& context,
                const cluster::PlanOp& op);
   // The device whose compute queue last wrote every one of `inputs` (and `output`, unless the
