@@ -138,14 +138,13 @@ std::vector<std::byte> Arrays::read(const Array& array, const Region& region) {
   }
   const cluster::ChunkRef gathered = driver_.create_chunk(
       fmt::format("{}{} read", array.name(), region.describe()), region.elements() * element, 0);
-  {
-    const cluster::PlanBatch batch(driver_);
-    for (const ArrayChunk* chunk : sources) {
-      const Region part = *chunk->placement.region.intersect(region);
-      driver_.copy_box(chunk->ref, detail::box_in(chunk->placement.region, part), gathered,
-                       detail::box_in(region, part), static_cast<std::uint32_t>(element));
-    }
+  std::vector<cluster::BoxCopyRequest> parts;
+  for (const ArrayChunk* chunk : sources) {
+    const Region part = *chunk->placement.region.intersect(region);
+    parts.push_back({chunk->ref, detail::box_in(chunk->placement.region, part), gathered,
+                     detail::box_in(region, part), static_cast<std::uint32_t>(element)});
   }
+  driver_.copy_boxes(parts);
   std::vector<std::byte> bytes = driver_.fetch(gathered);
   driver_.destroy(gathered);
   return bytes;

@@ -149,7 +149,8 @@ std::map<std::pair<int, std::uint32_t>, detail::LaunchBatches::Limits> batch_lim
 }
 
 // A superblock's written region, held in `from`, copied to every other chunk that holds part of
-// it (halos and replicas stay coherent); a temporary is dropped after. Returns the box copies.
+// it (halos and replicas stay coherent); a temporary is dropped after. plan_scatter adds both to
+// the batch's follow-up and returns the number of copies.
 struct Scatter {
   cluster::ChunkRef from;
   Region held;
@@ -161,8 +162,8 @@ struct Scatter {
   bool write_back;
 };
 
-std::uint64_t plan_scatter(cluster::Driver& driver, detail::KeptRegions& kept,
-                           const Scatter& scatter) {
+std::uint64_t plan_scatter(detail::KeptRegions& kept, const Scatter& scatter,
+                           detail::LaunchBatches::FollowUp& follow_up) {
   std::uint64_t copies = 0;
   if (scatter.write_back) {
     kept.forget(*scatter.array, scatter.region);
@@ -170,12 +171,12 @@ std::uint64_t plan_scatter(cluster::Driver& driver, detail::KeptRegions& kept,
     scatter.chunks->for_each_meeting(scatter.region, [&](const ArrayChunk& chunk) {
       if (&chunk == scatter.skip) return;
       const Region part = *chunk.placement.region.intersect(scatter.region);
-      driver.copy_box(scatter.from, detail::box_in(scatter.held, part), chunk.ref,
-                      detail::box_in(chunk.placement.region, part), element);
+      follow_up.copies.push_back({scatter.from, detail::box_in(scatter.held, part), chunk.ref,
+                                  detail::box_in(chunk.placement.region, part), element});
       ++copies;
     });
   }
-  if (scatter.temporary) driver.destroy(scatter.from);
+  if (scatter.temporary) follow_up.drops.push_back(scatter.from);
   return copies;
 }
 
@@ -338,8 +339,9 @@ void Arrays::launch(const ArrayKernel& kernel, const Grid& grid, const WorkDistr
             direct->placement.region);
         if (writes(mode)) {
           tasked.after([this, scatter = Scatter{direct->ref, direct->placement.region, region,
-                                                &array, &chunks, direct, false, true}] {
-            stats_.box_copies += plan_scatter(driver_, *kept_, scatter);
+                                                &array, &chunks, direct, false,
+                                                true}](detail::LaunchBatches::FollowUp& follow_up) {
+            stats_.box_copies += plan_scatter(*kept_, scatter, follow_up);
           });
         }
         continue;
@@ -365,22 +367,25 @@ void Arrays::launch(const ArrayKernel& kernel, const Grid& grid, const WorkDistr
                             kernel.name(), s),
           region.elements() * element, rank);
       if (mode != AccessMode::write) {
+        std::vector<cluster::BoxCopyRequest> parts;
         chunks.for_each_meeting(region, [&](const ArrayChunk& chunk) {
           const Region part = *chunk.placement.region.intersect(region);
-          driver_.copy_box(chunk.ref, detail::box_in(chunk.placement.region, part), temporary,
-                           detail::box_in(region, part), static_cast<std::uint32_t>(element));
-          ++stats_.box_copies;
+          parts.push_back({chunk.ref, detail::box_in(chunk.placement.region, part), temporary,
+                           detail::box_in(region, part), static_cast<std::uint32_t>(element)});
         });
+        driver_.copy_boxes(parts);
+        stats_.box_copies += parts.size();
       }
       use(temporary, runtime_mode(mode), region);
       if (mode == AccessMode::read) {
         kept_->keep(array, rank, region, temporary);
         continue;
       }
-      tasked.after([this, scatter = Scatter{temporary, region, region, &array, &chunks, nullptr,
-                                            true, writes(mode)}] {
-        stats_.box_copies += plan_scatter(driver_, *kept_, scatter);
-      });
+      tasked.after(
+          [this, scatter = Scatter{temporary, region, region, &array, &chunks, nullptr, true,
+                                   writes(mode)}](detail::LaunchBatches::FollowUp& follow_up) {
+            stats_.box_copies += plan_scatter(*kept_, scatter, follow_up);
+          });
     }
     batches.add(tasked, std::move(launch));
     ++stats_.superblocks;

@@ -64,10 +64,14 @@ void LaunchBatches::close(Batch& batch) {
       fmt::format("kernel {} ({} superblocks from {})", kernel_, count, batch.first_superblock_));
   ++tasks_;
   // Taken out first: what runs after the batch may plan, and the batch is gone once erased.
-  std::vector<std::function<void()>> after = std::move(batch.after_);
+  std::vector<std::function<void(FollowUp&)>> after = std::move(batch.after_);
   open_.erase(key);
+  FollowUp follow_up;
   for (const auto& plan : after)
-    plan();
+    plan(follow_up);
+  driver_.copy_boxes(follow_up.copies);
+  for (cluster::ChunkRef temporary : follow_up.drops)
+    driver_.destroy(temporary);
 }
 
 }  // namespace strata::array::detail

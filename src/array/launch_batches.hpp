@@ -28,6 +28,13 @@ class LaunchBatches {
     std::size_t superblocks = 1;  // or once it holds this many superblocks
   };
 
+  // What a batch's superblocks plan once its kernels are: box copies of their results (planned
+  // together, so that a launch's halo updates cost a task a batch), then drops of temporaries.
+  struct FollowUp {
+    std::vector<cluster::BoxCopyRequest> copies;
+    std::vector<cluster::ChunkRef> drops;
+  };
+
   // A batch being filled on one device.
   class Batch {
    public:
@@ -38,8 +45,8 @@ class LaunchBatches {
     // reduced component), if any; later ones combine into the same partial.
     std::optional<std::uint32_t> reduction(std::pair<std::size_t, std::size_t> key) const;
     void set_reduction(std::pair<std::size_t, std::size_t> key, std::uint32_t use);
-    // Planned once the batch is (box copies of written results, drops of temporaries).
-    void after(std::function<void()> plan) { after_.push_back(std::move(plan)); }
+    // Adds to what is planned once the batch is.
+    void after(std::function<void(FollowUp&)> plan) { after_.push_back(std::move(plan)); }
     // The superblock's launch ends the batch: it uses a temporary that later planning may drop.
     void close_after_this() { close_ = true; }
 
@@ -51,7 +58,7 @@ class LaunchBatches {
     std::vector<cluster::Use> uses_;
     std::unordered_map<std::uint64_t, std::uint32_t> use_of_;  // by chunk id
     std::map<std::pair<std::size_t, std::size_t>, std::uint32_t> reductions_;
-    std::vector<std::function<void()>> after_;
+    std::vector<std::function<void(FollowUp&)>> after_;
     std::uint64_t bytes_ = 0;
     bool close_ = false;
   };

@@ -167,15 +167,17 @@ std::uint64_t ReducePlan::finish(cluster::Driver& driver, const std::string& ker
       driver.reduce(per_device, result, op_, type);
     }
     // The result replaces the reduced elements wherever the array holds them.
+    std::vector<cluster::BoxCopyRequest> replaced;
     for (const Region& region : component.regions) {
       chunks.for_each_meeting(region, [&](const ArrayChunk& chunk) {
         if (chunk.ref.id == result.id) return;  // reduced in place
         const Region part = *chunk.placement.region.intersect(region);
-        driver.copy_box(result, box_in(component.box, part), chunk.ref,
-                        box_in(chunk.placement.region, part), element);
-        ++copies;
+        replaced.push_back({result, box_in(component.box, part), chunk.ref,
+                            box_in(chunk.placement.region, part), element});
       });
     }
+    driver.copy_boxes(replaced);
+    copies += replaced.size();
     for (const Partial& partial : component.partials)
       if (!partial.in_place) driver.destroy(partial.ref);
     if (separate) driver.destroy(result);

@@ -410,6 +410,42 @@ TEST(ArrayLaunch, SmallSuperblocksRunAsAFewKernelTasksPerDevice) {
   }
 }
 
+// A stencil whose output has halos (as HotSpot's grids): each superblock's result is copied into
+// its neighbours' halos, and a batch's copies go as one operation. A second launch reads those
+// halos: its result must be the reference applied twice.
+TEST(ArrayLaunch, HaloUpdatesOfABatchGoAsOneOperation) {
+  Arrays arrays(*the_node, *the_driver);
+  constexpr std::uint64_t block = 16, superblocks = 480, n = block * superblocks;
+  std::vector<float> input(n);
+  for (std::uint64_t i = 0; i < n; ++i)
+    input[i] = static_cast<float>((i * 37) % 71) - 30.0f;
+  const std::vector<float> expected = stencil_reference(stencil_reference(input));
+  const Distribution halos = Distribution::stencil({block}, {1});
+  Array a = arrays.from_host<float>("a", {n}, halos, input);
+  Array b = arrays.create("b", device::ElementType::f32, {n}, halos);
+  const LaunchStats before = arrays.stats();
+  const cluster::PlanStats planned = the_driver->stats();
+  arrays.launch(stencil_kernel(), Grid{{n}, {block}}, WorkDistribution::tiled({1}),
+                {Argument::value<std::int32_t>(n), b, a});
+  const LaunchStats after = arrays.stats();
+  const std::uint64_t operations = the_driver->stats().operations - planned.operations;
+  arrays.launch(stencil_kernel(), Grid{{n}, {block}}, WorkDistribution::tiled({1}),
+                {Argument::value<std::int32_t>(n), a, b});
+  const std::vector<float> result = arrays.read_as<float>(a);
+  for (std::uint64_t i = 0; i < n; ++i)
+    ASSERT_NEAR(result[i], expected[i], 1e-4) << "element " << i;
+  EXPECT_EQ(after.box_copies - before.box_copies, 2 * (superblocks - 1));
+  const std::uint64_t tasks = after.kernel_tasks - before.kernel_tasks;
+  EXPECT_LT(tasks, superblocks / 4);
+  // A kernel task and a copy operation a batch; a place's boundary with the next one adds a few
+  // (between ranks: the box travels).
+  const std::uint64_t places = arrays.topology().places().size();
+  EXPECT_LE(operations, 2 * tasks + 8 * places)
+      << "of " << after.box_copies - before.box_copies << " box copies";
+  arrays.destroy(a);
+  arrays.destroy(b);
+}
+
 // An array passed in two parameters, one of which writes it: a superblock may read what another
 // writes, so each runs as its own task, in plan order.
 TEST(ArrayLaunch, AnArrayWrittenThroughOneParameterAndPassedInAnotherIsNotBatched) {
