@@ -7,7 +7,7 @@
 # pick sections to fit a lease. A section cut short leaves its log and no result file.
 # Usage: bench/run_gpu.sh OUT [sections, comma list; default tests,allpairs,phylogeny_equal,
 #        allpairs_apps,launch,overhead,pooled,arrays,coclustering,pentax,camera_opencl,trace,
-#        opencl_overhead,capacity,correlator,kmeans_trace,kmeans_small,kmeans]
+#        opencl_overhead,capacity,correlator,kmeans_trace,kmeans_small,kmeans,hotspot_tiles]
 #        (STRATA_GPU_PACK: the pack, default .device; STRATA_GPU_DEADLINE: seconds for all)
 set -uo pipefail
 
@@ -15,7 +15,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=$(mkdir -p "$1" && cd "$1" && pwd)
 logs=$(mktemp -d)/logs
 mkdir -p "$logs"
-sections=${2:-tests,allpairs,phylogeny_equal,allpairs_apps,launch,overhead,pooled,arrays,coclustering,pentax,camera_opencl,trace,opencl_overhead,capacity,correlator,kmeans_trace,kmeans_small,kmeans}
+sections=${2:-tests,allpairs,phylogeny_equal,allpairs_apps,launch,overhead,pooled,arrays,coclustering,pentax,camera_opencl,trace,opencl_overhead,capacity,correlator,kmeans_trace,kmeans_small,kmeans,hotspot_tiles}
 pack=$(cd "${STRATA_GPU_PACK:-$root/.device}" && pwd)
 unset STRATA_GPU_PACK
 # STRATA_GPU_DEADLINE: seconds for all sections together (0: none); a section gets what is left
@@ -238,6 +238,10 @@ export -f kmeans_small
 section kmeans_small 160 bash -c kmeans_small
 section kmeans 200 "${bench[@]}" STRATA_BENCH_RUN_LIMIT=30 STRATA_BENCH_UNBATCHED=0 \
   "$root/bench/run_lightning_kmeans.sh" 1 256 cuda
+# HotSpot on an 8,192-cell side in tiles of 16 to 1,024 rows: the cost per superblock and halo
+# copy against a kernel of microseconds.
+section hotspot_tiles 150 "${bench[@]}" STRATA_BENCH_RUN_LIMIT=30 \
+  "$root/bench/run_lightning_hotspot_tiles.sh" 3 8192 cuda
 
 (cd "$root" && find bench/results -newer "$logs/environment.txt" -name "*-$tag.*") >"$logs/../list"
 # Each report names the GPU it ran on.
