@@ -320,6 +320,8 @@ void Driver::copy_boxes(std::span<const BoxCopyRequest> copies) {
     }
     group = CopyGroup{};
   };
+  // Every copy is checked before any is planned.
+  std::set<std::uint64_t> written;  // by an earlier copy
   for (const BoxCopyRequest& copy : copies) {
     const Entry& source = entry(copy.from, "copy_box");
     const Entry& target = entry(copy.to, "copy_box");
@@ -335,12 +337,17 @@ void Driver::copy_boxes(std::span<const BoxCopyRequest> copies) {
     if (copy.from.id == copy.to.id) {
       throw Error("copy_box from chunk '" + source.name + "' into itself");
     }
+    if (source.holders.empty() && written.count(copy.from.id) == 0) {
+      throw Error("copy_box reads chunk '" + source.name + "', which nothing has written yet");
+    }
+    written.insert(copy.to.id);
+  }
+  for (const BoxCopyRequest& copy : copies) {
+    const Entry& source = chunks_.at(copy.from.id);
+    const Entry& target = chunks_.at(copy.to.id);
     // What the group planned so far counts as held on its rank.
     const bool source_written = group.writes(copy.from);
     const bool target_written = group.writes(copy.to);
-    if (source.holders.empty() && !source_written) {
-      throw Error("copy_box reads chunk '" + source.name + "', which nothing has written yet");
-    }
     const int reader = source_written ? group.rank : source_of(source);
     // The box is written where the target's copy is (its home when it has none).
     const int writer = target_written           ? group.rank

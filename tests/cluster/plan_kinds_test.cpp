@@ -190,7 +190,8 @@ TEST(PlanBoxes, RandomCopiesPlannedTogetherMatchTheSequenceDoneInOrder) {
     for (ChunkRef chunk : chunks)
       driver.destroy(chunk);
   }
-  // A copy reads a chunk nothing wrote (not even an earlier copy of the call): refused, naming it.
+  // A copy into its own chunk, and one that reads a chunk nothing wrote (not even an earlier copy
+  // of the call): refused, naming it.
   const ChunkRef written = driver.create_chunk("written", 64, 0);
   const ChunkRef fresh = driver.create_chunk("never written", 64, ranks - 1);
   driver.run_with(0, "fill", {{written, Access::write}}, std::uint64_t{1});
@@ -198,14 +199,20 @@ TEST(PlanBoxes, RandomCopiesPlannedTogetherMatchTheSequenceDoneInOrder) {
   const std::vector<BoxCopyRequest> bad{
       {written, memory::Box::whole(eight), written, memory::Box::whole(eight), 8}};
   EXPECT_THROW(driver.copy_boxes(bad), Error) << "a chunk into itself";
+  // ... after a good copy: nothing of the call is planned.
+  const ChunkRef other = driver.create_chunk("other", 64, 0);
+  const PlanStats before = driver.stats();
   try {
     const std::vector<BoxCopyRequest> unread{
+        {written, memory::Box::whole(eight), other, memory::Box::whole(eight), 8},
         {fresh, memory::Box::whole(eight), written, memory::Box::whole(eight), 8}};
     driver.copy_boxes(unread);
     ADD_FAILURE() << "a chunk nothing wrote was read";
   } catch (const Error& error) {
     EXPECT_NE(std::string(error.what()).find("'never written'"), std::string::npos) << error.what();
   }
+  EXPECT_EQ(driver.stats().operations, before.operations);
+  driver.destroy(other);
   driver.destroy(written);
   driver.destroy(fresh);
   driver.wait_all();

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string>
 
 #include "node_plan_support.hpp"
 
@@ -68,6 +69,17 @@ float computed(float base, std::uint32_t i) {
   return base + 2.0f * static_cast<float>(i % 7);
 }
 
+// A 12 x 32 region assembled from four 6 x 16 tiles, tile t computed from base 100 t.
+void expect_tiles_assembled(const std::vector<float>& got, const std::string& what) {
+  for (std::uint32_t row = 0; row < 12; ++row)
+    for (std::uint32_t column = 0; column < 32; ++column) {
+      const int t = static_cast<int>((row / 6) * 2 + column / 16);
+      const std::uint32_t i = (row % 6) * 16 + column % 16;
+      ASSERT_EQ(got[row * 32 + column], computed(static_cast<float>(100 * t), i))
+          << row << "," << column << what;
+    }
+}
+
 TEST(DeviceDataKinds, TilesWrittenOnADeviceAreAssembledThereAndOnlyTheRegionComesBack) {
   cluster::Driver& driver = *the_driver;
   Node& node = *the_node;
@@ -93,13 +105,7 @@ TEST(DeviceDataKinds, TilesWrittenOnADeviceAreAssembledThereAndOnlyTheRegionCome
   const std::vector<float> got = as_floats(driver.fetch(region));
   EXPECT_EQ(device_to_host_bytes(node, device) - before, 12u * 32 * 4)
       << "the tiles stayed on the device";
-  for (std::uint32_t row = 0; row < 12; ++row)
-    for (std::uint32_t column = 0; column < 32; ++column) {
-      const int t = static_cast<int>((row / 6) * 2 + column / 16);
-      const std::uint32_t i = (row % 6) * 16 + column % 16;
-      ASSERT_EQ(got[row * 32 + column], computed(static_cast<float>(100 * t), i))
-          << row << "," << column;
-    }
+  expect_tiles_assembled(got, "");
   driver.wait_all();
 }
 
@@ -138,13 +144,7 @@ TEST(DeviceDataKinds, CopiesPlannedTogetherRunAsOneTaskOnTheDeviceOfTheirTiles) 
       EXPECT_EQ(device_to_host_bytes(node, last) - before, 12u * 32 * 4)
           << "the tiles stayed on the device";
     }
-    for (std::uint32_t row = 0; row < 12; ++row)
-      for (std::uint32_t column = 0; column < 32; ++column) {
-        const int t = static_cast<int>((row / 6) * 2 + column / 16);
-        const std::uint32_t i = (row % 6) * 16 + column % 16;
-        ASSERT_EQ(got[row * 32 + column], computed(static_cast<float>(100 * t), i))
-            << row << "," << column << (split ? ", tiles on two devices" : "");
-      }
+    expect_tiles_assembled(got, split ? ", tiles on two devices" : "");
     for (ChunkRef chunk : tiles)
       driver.destroy(chunk);
     driver.destroy(region);
