@@ -116,26 +116,29 @@ void DeviceDataKinds::copy_boxes(const cluster::PlanKind& host, cluster::PlanCon
   }
   if (std::all_of(places.begin(), places.end(),
                   [&](const auto& place) { return place == places.front(); })) {
-    if (places.front() && fits(context, *places.front(), op.accesses)) {
+    if (!places.front()) return host(context, op);
+    if (fits(context, *places.front(), op.accesses)) {
       return copy_boxes_on(*places.front(), context, op, copies);
     }
-    return host(context, op);
   }
+  // In parts: consecutive steps of one place whose chunks fit its device together.
+  memory::MemoryManager& memory = context.memory();
   PartContext parts(context);
   std::vector<bool> written(op.accesses.size(), false);  // by an earlier part
   for (std::size_t first = 0; first < copies.steps.size();) {
-    std::size_t last = first + 1;
-    while (last < copies.steps.size() && places[last] == places[first])
-      ++last;
-    // The part's chunks, each declared as its steps use it.
+    const std::optional<std::uint32_t> place = places[first];
+    const std::uint64_t capacity = place ? memory.capacity(memory.space_of(*devices_[*place])) : 0;
     cluster::PlanOp part{"copy_boxes", op.id, op.operation, {}, {}, op.peer, op.transfer};
     cluster::BoxCopies steps;
     std::vector<std::int64_t> index(op.accesses.size(), -1);
+    std::uint64_t bytes = 0;
+    // The part's index of an access of the operation, declared as the part's steps use it.
     const auto use = [&](std::uint32_t access, bool writes) {
       if (index[access] < 0) {
         index[access] = static_cast<std::int64_t>(part.accesses.size());
         part.accesses.push_back(op.accesses[access]);
         part.accesses.back().mode = runtime::Access::read;
+        bytes += op.accesses[access].bytes;
       }
       cluster::PlannedAccess& declared = part.accesses[static_cast<std::size_t>(index[access])];
       if (writes) {
@@ -143,18 +146,23 @@ void DeviceDataKinds::copy_boxes(const cluster::PlanKind& host, cluster::PlanCon
       }
       return static_cast<std::uint32_t>(index[access]);
     };
-    for (std::size_t s = first; s < last; ++s) {
-      cluster::BoxCopies::Step step = copies.steps[s];
+    std::size_t last = first;
+    for (; last < copies.steps.size() && places[last] == place; ++last) {
+      cluster::BoxCopies::Step step = copies.steps[last];
+      std::uint64_t more = 0;
+      for (const std::uint32_t access : {step.from, step.to})
+        more += index[access] < 0 ? op.accesses[access].bytes : 0;
+      if (place && last > first && bytes + more > capacity) break;
       step.from = use(step.from, false);
       step.to = use(step.to, true);
       steps.steps.push_back(step);
     }
     for (std::size_t s = first; s < last; ++s)
       written[copies.steps[s].to] = true;
-    const std::vector<std::byte> bytes = cluster::encode(steps);
-    part.args.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-    if (places[first] && fits(context, *places[first], part.accesses)) {
-      copy_boxes_on(*places[first], parts, part, steps);
+    const std::vector<std::byte> encoded = cluster::encode(steps);
+    part.args.assign(reinterpret_cast<const char*>(encoded.data()), encoded.size());
+    if (place && bytes <= capacity) {
+      copy_boxes_on(*place, parts, part, steps);
     } else {
       host(parts, part);
     }

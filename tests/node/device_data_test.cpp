@@ -9,9 +9,13 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <string_view>
 
 #include "node_plan_support.hpp"
+#include "strata/runtime/task_observer.hpp"
 
 namespace strata::node::testing {
 namespace {
@@ -149,6 +153,67 @@ TEST(DeviceDataKinds, CopiesPlannedTogetherRunAsOneTaskOnTheDeviceOfTheirTiles) 
       driver.destroy(chunk);
     driver.destroy(region);
   }
+  driver.wait_all();
+}
+
+// The names of the tasks that finish on this rank while it lives.
+class FinishedTasks final : public runtime::TaskObserver {
+ public:
+  void on_finish(std::string_view name, std::uint64_t, runtime::TaskStatus) override {
+    std::lock_guard guard(lock_);
+    names_.emplace_back(name);
+  }
+  std::vector<std::string> names() {
+    std::lock_guard guard(lock_);
+    return names_;
+  }
+
+ private:
+  std::mutex lock_;
+  std::vector<std::string> names_;
+};
+
+// Copies from four 6 MiB tiles on a 16 MiB device: together their chunks do not fit it, so they
+// run there in parts that do (not all on the host).
+TEST(DeviceDataKinds, CopiesWhoseChunksDoNotFitTheDeviceTogetherRunThereInParts) {
+  cluster::Driver& driver = *the_driver;
+  Node& node = *the_node;
+  const auto last = static_cast<std::uint32_t>(node.devices().size() - 1);
+  constexpr std::uint32_t tile = 6u << 18;  // floats: 6 MiB
+  std::vector<ChunkRef> tiles;
+  for (std::uint32_t t = 0; t < 4; ++t) {
+    tiles.push_back(computed_on(driver, node, 0, last, "large tile " + std::to_string(t), tile,
+                                static_cast<float>(100 * t)));
+  }
+  const ChunkRef region = driver.create_chunk("firsts of the large tiles", 4 * 16 * 4, 0);
+  std::vector<cluster::BoxCopyRequest> copies;
+  const std::uint64_t tile_shape[1] = {tile}, region_shape[1] = {64}, sixteen[1] = {16};
+  for (std::uint64_t t = 0; t < 4; ++t) {
+    const std::uint64_t zero[1] = {0}, at[1] = {16 * t};
+    copies.push_back({tiles[t], memory::Box::of(tile_shape, zero, sixteen), region,
+                      memory::Box::of(region_shape, at, sixteen), 4});
+  }
+  driver.wait_all();
+  auto finished = std::make_shared<FinishedTasks>();
+  node.runtime().add_observer(finished);
+  driver.copy_boxes(copies);
+  const std::vector<float> got = as_floats(driver.fetch(region));
+  driver.wait_all();
+  node.runtime().remove_observer(finished.get());
+  for (std::uint32_t t = 0; t < 4; ++t)
+    for (std::uint32_t i = 0; i < 16; ++i)
+      ASSERT_EQ(got[t * 16 + i], computed(static_cast<float>(100 * t), i)) << t << "," << i;
+  int on_device = 0, parts_joined = 0;
+  for (const std::string& name : finished->names()) {
+    if (name.starts_with("copy ") && name.ends_with(" on " + node.devices()[last]->info().id))
+      ++on_device;
+    if (name.starts_with("copied 4 boxes in ")) ++parts_joined;
+  }
+  EXPECT_GE(on_device, 2);
+  EXPECT_EQ(parts_joined, 1);
+  for (ChunkRef chunk : tiles)
+    driver.destroy(chunk);
+  driver.destroy(region);
   driver.wait_all();
 }
 

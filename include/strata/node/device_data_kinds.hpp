@@ -30,7 +30,7 @@ class DeviceDataKinds {
 
  private:
   // "copy_box" and "copy_boxes": each run of consecutive steps whose chunks were written on one
-  // device runs there as one task; the others go to the host kind.
+  // device (and fit it together) runs there as one task; the others go to the host kind.
   void copy_boxes(const cluster::PlanKind& host, cluster::PlanContext& context,
                   const cluster::PlanOp& op);
   void copy_boxes_on(std::uint32_t device, cluster::PlanContext& context, const cluster::PlanOp& op,
