@@ -12,6 +12,7 @@
 #include "rank_census.hpp"
 #include "strata/base/error.hpp"
 #include "strata/base/log.hpp"
+#include "strata/base/thread_name.hpp"
 
 namespace strata::cluster {
 
@@ -340,6 +341,7 @@ void Network::wait_for_work(std::chrono::microseconds timeout) {
 }
 
 void Network::loop() {
+  name_this_thread("network");
   // Sleeps of a few microseconds, not the default 50 µs timer slack.
   prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
   std::deque<Command> commands;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "strata/base/error.hpp"
+#include "strata/base/thread_name.hpp"
 #include "strata/cluster/message_kinds.hpp"
 
 namespace strata::cluster::detail {
@@ -121,6 +122,7 @@ void PlanExecutor::report_failure(const FailureReport& report) {
 }
 
 void PlanExecutor::serve() {
+  name_this_thread("plan");
   for (;;) {
     Plan plan;
     {

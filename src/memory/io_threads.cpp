@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "strata/base/thread_name.hpp"
+
 namespace strata::memory {
 
 IoThreads::IoThreads(unsigned threads) {
@@ -28,6 +30,7 @@ void IoThreads::run(std::function<void()> job) {
 }
 
 void IoThreads::serve() {
+  name_this_thread("memory io");
   for (;;) {
     std::function<void()> job;
     {

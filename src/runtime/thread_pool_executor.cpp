@@ -1,10 +1,11 @@
 #include "strata/runtime/thread_pool_executor.hpp"
 
-#include <pthread.h>
 #include <sys/prctl.h>
 
 #include <chrono>
 #include <thread>
+
+#include "strata/base/thread_name.hpp"
 
 namespace strata::runtime {
 namespace {
@@ -239,8 +240,7 @@ bool ThreadPoolExecutor::rest(unsigned worker) {
 
 void ThreadPoolExecutor::thread_main(Thread* self) {
   current_thread_ = self;
-  const std::string thread_name = (name() + "/" + std::to_string(self->lane)).substr(0, 15);
-  pthread_setname_np(pthread_self(), thread_name.c_str());
+  name_this_thread(name() + "/" + std::to_string(self->lane));
   // Polling sleeps of 20 µs, not 20 µs plus the default 50 µs timer slack: a task that arrives
   // while its worker polls waits for the end of the sleep.
   prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);

@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "strata/base/thread_name.hpp"
 #include "strata/device/backends.hpp"
 
 namespace strata::device {
@@ -65,6 +66,7 @@ class ThreadBlockRunner final : public BlockRunner {
   }
 
   void help() {
+    name_this_thread("cpu blocks");
     std::uint64_t seen = 0;
     std::unique_lock guard(lock_);
     for (;;) {

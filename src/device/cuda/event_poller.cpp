@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "strata/base/thread_name.hpp"
+
 namespace strata::device::cuda {
 
 EventPoller::~EventPoller() {
@@ -75,6 +77,7 @@ std::size_t EventPoller::Pending::round(Clock::time_point& youngest) {
 }
 
 void EventPoller::serve() {
+  name_this_thread("cuda events");
   // Linux lets a sleeping thread oversleep by its timer slack, 50 µs by default: ten times the
   // shortest pause. 1 µs keeps the pauses what poll_pause says.
   prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
