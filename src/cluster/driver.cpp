@@ -172,6 +172,7 @@ void Driver::make_present(ChunkRef chunk, Entry& entry, int rank, Batch& batch) 
   PlanOp receive{
       op_kinds::receive, 0, {}, {}, {access_of(chunk, entry, runtime::Access::write)}, source,
       transfer};
+  hurry(source, entry.writer_op);  // the other rank waits on it
   add(batch, source, std::move(send));
   add(batch, rank, std::move(receive));
   entry.holders.insert(rank);
@@ -205,6 +206,7 @@ void Driver::write(ChunkRef chunk, std::span<const std::byte> bytes) {
              -1,
              0});
   target.holders = {target.home};
+  target.writer_op = 0;
   post(batch);
 }
 
@@ -222,11 +224,11 @@ void Driver::plan(int rank, const std::string& kind, const std::vector<Use>& use
   add_planned(rank, kind, label.empty() ? kind : std::move(label), uses, std::move(args));
 }
 
-void Driver::add_planned(int rank, const std::string& kind, const std::string& name,
-                         const std::vector<Use>& uses, std::string args) {
+std::uint64_t Driver::add_planned(int rank, const std::string& kind, const std::string& name,
+                                  const std::vector<Use>& uses, std::string args, bool urgent) {
   check_rank(rank, ("operation '" + name + "'").c_str());
   Batch batch;
-  PlanOp op{kind, 0, name, std::move(args), {}, -1, 0};
+  PlanOp op{kind, 0, name, std::move(args), {}, -1, 0, urgent};
   std::set<std::uint64_t> seen;
   for (const Use& use : uses) {
     Entry& used = entry(use.chunk, ("operation '" + name + "'").c_str());
@@ -243,6 +245,7 @@ void Driver::add_planned(int rank, const std::string& kind, const std::string& n
     op.accesses.push_back(access_of(use.chunk, used, use.mode));
   }
   add(batch, rank, std::move(op));
+  const std::uint64_t id = batch[rank].ops.back().id;
   // A write leaves the writer's copy the only valid one: the other ranks drop theirs (after
   // their local readers, and after any send planned above).
   for (const Use& use : uses) {
@@ -255,8 +258,23 @@ void Driver::add_planned(int rank, const std::string& kind, const std::string& n
       ++stats_.replicas_dropped;
     }
     written.holders = {rank};
+    written.writer_op = id;
   }
   post(batch);
+  return id;
+}
+
+void Driver::hurry(int rank, std::uint64_t op) {
+  auto plan = pending_.find(rank);
+  if (op == 0 || plan == pending_.end()) return;
+  // Most often the writer was planned shortly before: look from the end.
+  for (auto it = plan->second.ops.rbegin(); it != plan->second.ops.rend(); ++it) {
+    if (it->id == op) {
+      it->urgent = true;
+      return;
+    }
+    if (it->id < op) return;  // ids grow in the order planned
+  }
 }
 
 int Driver::source_of(const Entry& entry) const {
@@ -383,11 +401,13 @@ void Driver::copy_between(const BoxCopyRequest& copy, int reader, int writer) {
   const memory::Box packed = memory::Box::whole(extent);
   const ChunkRef box = create_chunk("box of " + source.name + " for " + target.name,
                                     copy.from_box.elements() * copy.element_bytes, reader);
+  // The other rank waits on the source's writer, the packing and the unpacking: they go first.
+  hurry(reader, source.writer_op);
   add_planned(reader, "copy_box", "copy_box",
               {{copy.from, runtime::Access::read}, {box, runtime::Access::write}},
-              encode_args(copy.from_box, packed));
+              encode_args(copy.from_box, packed), true);
   add_planned(writer, "copy_box", "copy_box", {{box, runtime::Access::read}, {copy.to, write_mode}},
-              encode_args(packed, copy.to_box));
+              encode_args(packed, copy.to_box), true);
   destroy(box);
 }
 

@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "strata/base/error.hpp"
 #include "strata/base/thread_name.hpp"
@@ -14,6 +15,8 @@ namespace strata::cluster::detail {
 
 namespace {
 constexpr int driver_rank = 0;
+// Whether the operation this thread is submitting is urgent (PlanOp::urgent).
+thread_local bool submitting_urgent = false;
 // Erases the finished tasks of `tasks` once it holds more than `limit`, then sets the limit to
 // twice what stays (at least `floor`): a plan far ahead of its tasks, whose entries are all
 // unfinished, prunes in amortized constant time instead of scanning them at every addition.
@@ -163,6 +166,9 @@ runtime::TaskHandle PlanExecutor::submit_task(runtime::TaskSpec spec, runtime::T
                                               const std::vector<LocalChunk*>& chunks,
                                               bool counted) {
   if (counted) submitted_.fetch_add(1, std::memory_order_relaxed);
+  if (submitting_urgent && spec.priority == runtime::Priority::normal) {
+    spec.priority = runtime::Priority::high;
+  }
   const std::uint32_t counted_on = unfinished_.add(spec.executors);
   for (LocalChunk* chunk : chunks) {
     for (const runtime::DataAccess& access : spec.accesses) {
@@ -210,6 +216,12 @@ void PlanExecutor::finished(const runtime::TaskHandle& task, std::uint32_t count
 }
 
 void PlanExecutor::submit(const PlanOp& op) {
+  // The tasks of an urgent operation run before other ready tasks of their executors.
+  struct Urgency {
+    explicit Urgency(bool urgent) : was(std::exchange(submitting_urgent, urgent)) {}
+    ~Urgency() { submitting_urgent = was; }
+    bool was;
+  } const urgency(op.urgent);
   auto builtin = builtin_.find(op.kind);
   if (builtin != builtin_.end()) {
     (this->*builtin->second)(op);

@@ -689,9 +689,15 @@ void RuntimeCore::run(ReadyTask* task, Executor& executor, unsigned worker) {
   if (observing) {
     // A thread's spans nest properly; a worker's do not once a stand-in served it.
     const WorkerIdentity& me = current_worker();
-    const TaskRun ran{
-        task->name, task->id, task->executor, worker, me.executor == &executor ? me.lane : worker,
-        start,      end,      task->bytes};
+    const TaskRun ran{task->name,
+                      task->id,
+                      task->executor,
+                      worker,
+                      me.executor == &executor ? me.lane : worker,
+                      start,
+                      end,
+                      task->bytes,
+                      task->priority};
     if (const auto observers = observers_.load(std::memory_order_acquire)) {
       for (const auto& observer : *observers)
         observer->on_run(ran);

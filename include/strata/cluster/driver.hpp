@@ -190,14 +190,18 @@ class Driver {
     int home = 0;
     std::set<int> holders;
     bool late = false;
+    std::uint64_t writer_op = 0;  // the operation that last wrote it, if planned by add_planned
   };
   using Batch = std::map<int, Plan>;
   Entry& entry(ChunkRef chunk, const char* what);
   PlannedAccess access_of(ChunkRef chunk, const Entry& entry, runtime::Access mode) const;
   void make_present(ChunkRef chunk, Entry& entry, int rank, Batch& batch);
   void add(Batch& batch, int rank, PlanOp op);
-  void add_planned(int rank, const std::string& kind, const std::string& name,
-                   const std::vector<Use>& uses, std::string args);
+  // Returns the operation's id.
+  std::uint64_t add_planned(int rank, const std::string& kind, const std::string& name,
+                            const std::vector<Use>& uses, std::string args, bool urgent = false);
+  // Marks the operation urgent if it is still batched (not yet sent to its rank).
+  void hurry(int rank, std::uint64_t op);
   int source_of(const Entry& entry) const;  // the home's copy, else the lowest holder's
   class CopyGroup;
   // Plans a box copy between ranks: packed on `reader`, sent, unpacked on `writer`.

@@ -49,10 +49,13 @@ struct PlanOp {
   // send / receive: matches the two sides. A late-sized chunk's size travels first as
   // `transfer`, its bytes (that many) then as `transfer + 1`.
   std::uint64_t transfer = 0;
+  // Another rank waits on it (it writes what leaves the rank, or packs or unpacks a box between
+  // ranks): its tasks run before other ready tasks of their executors.
+  bool urgent = false;
 
   template <class Archive>
   void serialize(Archive& archive) {
-    archive(kind, id, operation, args, accesses, peer, transfer);
+    archive(kind, id, operation, args, accesses, peer, transfer, urgent);
   }
 };
 

@@ -20,6 +20,7 @@ struct TaskRun {
   std::int64_t start_ns = 0;
   std::int64_t end_ns = 0;
   std::uint64_t bytes = 0;  // the task's data footprint
+  Priority priority = Priority::normal;
 };
 
 // Called from the runtime's threads, concurrently: keep the calls short and thread-safe, and do
