@@ -33,14 +33,16 @@ PREDICT = [1, 2, 4, 8, 16, 32, 64]
 
 
 def parse(path):
+    """Runs by (benchmark, p); p = "1@2" is one process on the p = 2 problem."""
     runs = {}
     for line in open(path):
         bench, p, n, chunk, time_line, plan_line, check = line.rstrip("\n").split("|")
+        p = p if p == "1@2" else int(p)
         seconds = float(re.search(r"time ([0-9.]+) s", time_line).group(1))
         counts = {}
         for name in COUNT_NAMES:
             counts[name] = int(re.search(r"(\d+) " + name, plan_line).group(1))
-        key = (bench, int(p))
+        key = (bench, p)
         entry = runs.setdefault(key, {"n": int(n), "chunk": int(chunk), "seconds": [],
                                       "counts": counts, "checks": []})
         entry["seconds"].append(seconds)
@@ -85,7 +87,7 @@ def main():
     benches = sorted({b for b, _ in runs})
     report = {}
     for b in benches:
-        ps = sorted(p for bb, p in runs if bb == b)
+        ps = sorted(p for bb, p in runs if bb == b and p != "1@2")
         base = statistics.median(runs[(b, 1)]["seconds"])
         count = {name: fit_counts([(p, runs[(b, p)]["counts"][name]) for p in ps])
                  for name in COUNT_NAMES}
@@ -110,6 +112,12 @@ def main():
             row["efficiency_gpu_fdr"] = gpu_base / gpu
             rows.append(row)
         report[b] = {"kernel_seconds_p1": base, "rows": rows}
+        alone = runs.get((b, "1@2"))
+        if alone:
+            report[b]["one_process_at_p2_size"] = {
+                "n": alone["n"], "median": statistics.median(alone["seconds"]),
+                "min": min(alone["seconds"]), "max": max(alone["seconds"]),
+                "runs": alone["seconds"], "checks": alone["checks"]}
 
     date = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     cpus = open("/proc/cpuinfo").read().count("processor")
@@ -144,7 +152,10 @@ def main():
         "machine's MPI, cluster-transfer stream); *FDR*, B = 7 GB/s (the paper's InfiniBand "
         f"FDR); *GPU+FDR*, T_kernel / {GPU_SPEEDUP:g} (a device {GPU_SPEEDUP:g}x one core here, "
         "no GPU was lent to measure it) over FDR. Counts beyond the largest measured p are "
-        "extrapolated (a p + b p^2 fit). Efficiency = T(1) / T(p).", ""]
+        "extrapolated (a p + b p^2 fit). Efficiency = T(1) / T(p). At p = 2 one process also "
+        "runs the p = 2 problem alone: a kernel may be slower per unit of work at the larger "
+        "size (caches, row strides) in one process as well, which is not a cost of "
+        "distributing it.", ""]
     for b in benches:
         lines += [f"## {b}", "",
                   "| p | n | measured s (min – max) | operations | transfers | MB between ranks "
@@ -172,10 +183,21 @@ def main():
         two = [r for r in report[b]["rows"] if r["p"] == 2 and "measured_seconds" in r]
         if two:
             r = two[0]
-            lines += [f"At p = 2 (2 cores, meaningful): measured {r['measured_seconds']['median']:.3f}"
+            t2 = r["measured_seconds"]["median"]
+            lines += [f"At p = 2 (2 cores, meaningful): measured {t2:.3f}"
                       f" s against predicted {r['predicted_seconds_local']:.3f} s; measured "
-                      f"efficiency {100 * report[b]['kernel_seconds_p1'] / r['measured_seconds']['median']:.0f} %.",
-                      ""]
+                      f"efficiency {100 * report[b]['kernel_seconds_p1'] / t2:.0f} %."]
+            alone = report[b].get("one_process_at_p2_size")
+            if alone:
+                # Work grows as p: the p = 2 problem alone is twice the p = 1 work.
+                size_effect = 2 * report[b]["kernel_seconds_p1"] / alone["median"]
+                lines += [f"One process alone on the p = 2 problem (n = {alone['n']}): "
+                          f"{alone['median']:.3f} s ({alone['min']:.3f} – {alone['max']:.3f}); "
+                          f"two processes run it {alone['median'] / t2:.2f}x as fast (of 2x). "
+                          f"The size alone keeps {100 * size_effect:.0f} % of the p = 1 "
+                          "speed per unit of work, so the efficiency from distributing is "
+                          f"{100 * alone['median'] / (2 * t2):.0f} %."]
+            lines += [""]
     open(args.prefix + ".md", "w").write("\n".join(lines) + "\n")
 
     figure, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)

@@ -6,7 +6,8 @@
 # ranks), then bench/lightning_weak_scaling_report.py predicts larger runs from those counts.
 # Every process's CPU device runs on one thread (STRATA_CPU_THREADS=1: a process is one core's
 # worth of device), so on a 2-core machine p <= 2 gives meaningful times; larger p still gives
-# exact counts.
+# exact counts. At p = 2 each benchmark also runs in one process on the p = 2 problem, which tells
+# the kernels' change of speed with the size (caches, strides) from the cost of distributing it.
 # Usage: bench/run_lightning_weak_scaling.sh [repetitions of p <= 2, default 3]
 #        [largest p, default 16] [benchmarks, default all]
 #        (STRATA_BENCH_BUILD: build dir; STRATA_BENCH_QUIET_WAIT: seconds to wait for a quiet
@@ -15,6 +16,7 @@ set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${STRATA_BENCH_BUILD:-$root/build/bench}
+build_env=${STRATA_BENCH_BUILD:+STRATA_BENCH_BUILD=$STRATA_BENCH_BUILD }
 quiet_wait=${STRATA_BENCH_QUIET_WAIT:-300}
 unset STRATA_BENCH_BUILD STRATA_BENCH_QUIET_WAIT
 repetitions=${1:-3}
@@ -81,11 +83,25 @@ for ((p = 1; p <= largest; p *= 2)); do
       check_line=$(grep '^check: ' <<<"$out" | cut -c1-14)
       echo "$b|$p|$n|$chunk|$time_line|$plan_line|$check_line" >>"$raw"
     done
+    # One process on the p = 2 problem: how the kernels' speed changes with the size alone
+    # (caches, strides), apart from what distributing the problem costs.
+    if ((p == 2)); then
+      for ((r = 0; r < reps; ++r)); do
+        # shellcheck disable=SC2046
+        out=$(STRATA_CPU_THREADS=1 "$build/bin/strata" launch -n 1 -- "$build/bin/lightning_$b" \
+          --n "$n" --chunk "$chunk" --devices cpu $(extra_for "$b") 2>&1) || {
+          echo "$out" >&2
+          echo "lightning_$b failed alone at the size of p=2" >&2
+          exit 1
+        }
+        echo "$b|1@2|$n|$chunk|$(grep '^time ' <<<"$out")|$(grep '^plan (timed part)' <<<"$out")|$(grep '^check: ' <<<"$out" | cut -c1-14)" >>"$raw"
+      done
+    fi
     echo "done: $b p=$p n=$n" >&2
   done
 done
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
-command_line="cd $root && bench/run_lightning_weak_scaling.sh $repetitions $largest"
+command_line="cd $root && ${build_env}bench/run_lightning_weak_scaling.sh $repetitions $largest"
 /usr/bin/python3 "$root/bench/lightning_weak_scaling_report.py" --raw "$raw" \
   --prefix "$results/lightning-weak-scaling" --command "$command_line" \
   --load-before "$load_before" --load-after "$load_after" \
