@@ -54,6 +54,8 @@ void LaunchBatches::add(Batch& batch, node::KernelLaunch launch) {
 void LaunchBatches::close_all() {
   while (!open_.empty())
     close(open_.begin()->second.first);
+  driver_.copy_boxes(waiting_);
+  waiting_.clear();
 }
 
 void LaunchBatches::close(Batch& batch) {
@@ -69,6 +71,11 @@ void LaunchBatches::close(Batch& batch) {
   FollowUp follow_up;
   for (const auto& plan : after)
     plan(follow_up);
+  if (follow_up.drops.empty()) {
+    waiting_.insert(waiting_.end(), follow_up.copies.begin(), follow_up.copies.end());
+    return;
+  }
+  // The temporaries go now (their memory), after the copies that read them.
   driver_.copy_boxes(follow_up.copies);
   for (cluster::ChunkRef temporary : follow_up.drops)
     driver_.destroy(temporary);

@@ -30,6 +30,9 @@ class LaunchBatches {
 
   // What a batch's superblocks plan once its kernels are: box copies of their results (planned
   // together, so that a launch's halo updates cost a task a batch), then drops of temporaries.
+  // Without temporaries the copies wait for the launch's last batch: planned before a later
+  // batch's kernels, a copy into a chunk that batch writes (a halo, a replica's slice) would
+  // order the kernels on another rank or device after this batch's, one batch after the other.
   struct FollowUp {
     std::vector<cluster::BoxCopyRequest> copies;
     std::vector<cluster::ChunkRef> drops;
@@ -69,7 +72,8 @@ class LaunchBatches {
   Batch& open(const Place& place, std::size_t superblock, const Limits& limits);
   // Adds the superblock's launch to its batch, and plans the batch when it is full.
   void add(Batch& batch, node::KernelLaunch launch);
-  // Plans every open batch (a launch's last step; batches still open are not planned).
+  // Plans every open batch, then the copies that waited for them (a launch's last step; batches
+  // still open are not planned).
   void close_all();
   // Kernel tasks planned so far.
   std::uint64_t tasks() const { return tasks_; }
@@ -81,6 +85,7 @@ class LaunchBatches {
   cluster::Driver& driver_;
   std::string kernel_;
   std::map<std::pair<int, std::uint32_t>, std::pair<Batch, Limits>> open_;  // by rank, device
+  std::vector<cluster::BoxCopyRequest> waiting_;  // copies of closed batches without temporaries
   std::uint64_t tasks_ = 0;
 };
 
