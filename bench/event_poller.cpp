@@ -14,6 +14,10 @@
 // asks every watched operation (the poller's policy before lanes). Per run: the chain's
 // operations per second (the device alone allows 1e9/period), how late the poller saw a chain
 // operation finished (median, 99th percentile), and questions per finished operation.
+//
+// Then a burst: `burst` operations of `burst_period` each submitted at once on one stream (a batch
+// of kernel launches queued ahead, as Arrays::launch does), watched with lanes; per operation how
+// late the poller saw it finished, against its duration (the poller aims at 1/64 of it).
 #include "event_poller.hpp"
 
 #include <fmt/format.h>
@@ -42,6 +46,8 @@ struct Options {
   std::int64_t period_ns = 5000;
   std::int64_t query_ns = 300;
   int repetitions = 5;
+  std::size_t burst = 20;
+  std::int64_t burst_period_ns = 1'000'000;
 };
 
 void spin_for(std::int64_t ns) {
@@ -142,6 +148,46 @@ Run run_once(const Options& options, std::size_t window, bool lanes) {
   return run;
 }
 
+struct Burst {
+  double late_median_us = 0;
+  double late_max_us = 0;
+  double late_last_us = 0;  // the batch's end: when the host learns the whole queue finished
+  double questions_per_operation = 0;
+};
+
+Burst run_burst(const Options& options) {
+  Options burst_options = options;
+  burst_options.period_ns = options.burst_period_ns;
+  std::atomic<std::uint64_t> questions{0};
+  EventPoller poller;
+  Stream stream;
+  stream.options = &burst_options;
+  stream.poller = &poller;
+  stream.questions = &questions;
+  stream.lanes = true;
+  stream.window = options.burst;  // nothing submitted from a completion
+  stream.limit = options.burst;
+  stream.done_at.resize(options.burst);
+  stream.seen_at.resize(options.burst);
+  for (std::size_t i = 0; i < options.burst; ++i)
+    stream.submit(i);
+  while (stream.seen < options.burst)
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  std::vector<double> late(options.burst);
+  for (std::size_t i = 0; i < options.burst; ++i)
+    late[i] =
+        std::chrono::duration<double, std::micro>(stream.seen_at[i] - stream.done_at[i]).count();
+  Burst burst;
+  if (late.empty()) return burst;
+  burst.late_last_us = late.back();
+  std::sort(late.begin(), late.end());
+  burst.late_median_us = late[late.size() / 2];
+  burst.late_max_us = late.back();
+  burst.questions_per_operation =
+      static_cast<double>(questions.load()) / static_cast<double>(options.burst);
+  return burst;
+}
+
 std::vector<std::size_t> parse_list(const std::string& text) {
   std::vector<std::size_t> values;
   std::size_t at = 0;
@@ -167,17 +213,24 @@ Options parse(int argc, char** argv) {
       options.period_ns = std::stol(value);
     } else if (flag == "--query-ns") {
       options.query_ns = std::stol(value);
+    } else if (flag == "--burst") {
+      options.burst = std::stoul(value);
+    } else if (flag == "--burst-period-ns") {
+      options.burst_period_ns = std::stol(value);
     } else if (flag == "--repetitions") {
       options.repetitions = std::stoi(value);
     } else {
       throw std::invalid_argument(
           fmt::format("unknown option {} (--windows A,B,.. --chain N --period-ns T --query-ns Q "
-                      "--repetitions R)",
+                      "--burst N --burst-period-ns T --repetitions R)",
                       flag));
     }
   }
-  if (options.chain == 0 || options.repetitions < 1 || options.windows.empty())
-    throw std::invalid_argument("--chain and --repetitions must be at least 1");
+  if (options.chain == 0 || options.repetitions < 1 || options.windows.empty() ||
+      options.burst == 0 || options.burst_period_ns < 1)
+    throw std::invalid_argument(
+        "--chain, --burst, --burst-period-ns and --repetitions must be at "
+        "least 1");
   return options;
 }
 
@@ -185,9 +238,12 @@ Options parse(int argc, char** argv) {
 
 int main(int argc, char** argv) try {
   const Options options = parse(argc, argv);
-  std::printf("{\"chain\": %zu, \"period_ns\": %lld, \"query_ns\": %lld, \"runs\": [\n",
-              options.chain, static_cast<long long>(options.period_ns),
-              static_cast<long long>(options.query_ns));
+  std::printf(
+      "{\"chain\": %zu, \"period_ns\": %lld, \"query_ns\": %lld, \"burst\": %zu, "
+      "\"burst_period_ns\": %lld, \"runs\": [\n",
+      options.chain, static_cast<long long>(options.period_ns),
+      static_cast<long long>(options.query_ns), options.burst,
+      static_cast<long long>(options.burst_period_ns));
   bool first = true;
   // Repetitions outside, windows and policies inside (their order swapped every other
   // repetition): drift hits every point alike.
@@ -205,6 +261,16 @@ int main(int argc, char** argv) try {
         first = false;
       }
     }
+  }
+  std::printf("\n], \"bursts\": [\n");
+  for (int repetition = 0; repetition < options.repetitions; ++repetition) {
+    const Burst burst = run_burst(options);
+    std::printf(
+        "%s  {\"repetition\": %d, \"late_median_us\": %.2f, \"late_max_us\": %.2f, "
+        "\"late_last_us\": %.2f, \"questions_per_operation\": %.3f}",
+        repetition == 0 ? "" : ",\n", repetition, burst.late_median_us, burst.late_max_us,
+        burst.late_last_us, burst.questions_per_operation);
+    std::fflush(stdout);
   }
   std::printf("\n]}\n");
   return 0;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs bench_event_poller (the CUDA backend's event poller on simulated streams: a host-dependent
 # chain of short operations beside a queue of many; asking only each stream's oldest unfinished
-# operation against asking every one, in the same run; no GPU needed) and writes
+# operation against asking every one, in the same run; then a burst of twenty 1 ms operations
+# queued at once, how late each is seen; no GPU needed) and writes
 # bench/results/event-poller.{json,md,png}.
 # Usage: bench/run_event_poller.sh [repetitions, default 5] [windows, default 0,64,256,1024,4096]
 #        (settings: bench/common.sh)
@@ -20,7 +21,7 @@ wait_quiet "$quiet_wait"
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 raw=$results/.event-poller-raw.json
 cmd=("$build/bin/bench_event_poller" --repetitions "$repetitions" --windows "$windows"
-     --chain 5000 --period-ns 5000 --query-ns 300)
+     --chain 5000 --period-ns 5000 --query-ns 300 --burst 20 --burst-period-ns 1000000)
 echo "running: ${cmd[*]}" >&2
 timeout --kill-after=10 "$run_limit" "${cmd[@]}" >"$raw"
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)

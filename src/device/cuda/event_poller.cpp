@@ -39,51 +39,14 @@ void EventPoller::watch(std::shared_ptr<Pollable> item) {
   wake_.notify_one();
 }
 
-void EventPoller::Pending::add(Watched watched) {
-  if (watched.order.lane == nullptr) {
-    unordered.push_back(std::move(watched));
-    return;
-  }
-  Lane& lane = lanes[watched.order.lane];
-  lane.youngest = std::max(lane.youngest, watched.since);
-  lane.items.emplace(watched.order.sequence, std::move(watched));
-}
-
-std::size_t EventPoller::Pending::round(Clock::time_point& youngest) {
-  std::size_t finished = 0;
-  youngest = Clock::time_point::min();
-  std::erase_if(unordered, [&](Watched& watched) {
-    if (watched.item->check()) {
-      ++finished;
-      return true;
-    }
-    youngest = std::max(youngest, watched.since);
-    return false;
-  });
-  for (auto lane = lanes.begin(); lane != lanes.end();) {
-    auto& items = lane->second.items;
-    while (!items.empty() && items.begin()->second.item->check()) {
-      items.erase(items.begin());
-      ++finished;
-    }
-    if (items.empty()) {
-      lane = lanes.erase(lane);
-    } else {
-      youngest = std::max(youngest, lane->second.youngest);
-      ++lane;
-    }
-  }
-  return finished;
-}
-
 void EventPoller::serve() {
   name_this_thread("cuda events");
   // Linux lets a sleeping thread oversleep by its timer slack, 50 µs by default: ten times the
   // shortest pause. 1 µs keeps the pauses what poll_pause says.
   prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
-  Pending pending;
+  PendingEvents pending;
   std::vector<Watched> arrived;
-  Clock::time_point youngest;
+  Clock::time_point youngest_start;
   for (;;) {
     {
       std::unique_lock guard(lock_);
@@ -92,7 +55,7 @@ void EventPoller::serve() {
         wake_.wait(guard, woken);
       } else {
         // A newly watched item is asked at once.
-        wake_.wait_for(guard, poll_pause(Clock::now() - youngest), woken);
+        wake_.wait_for(guard, poll_pause(Clock::now() - youngest_start), woken);
       }
       if (stopping_) return;
       arrived.swap(incoming_);
@@ -101,7 +64,9 @@ void EventPoller::serve() {
       pending.add(std::move(watched));
     arrived.clear();
     // check() may complete events whose callbacks call watch(): no lock held here.
-    watched_ -= pending.round(youngest);
+    const PendingEvents::Round round = pending.round(Clock::now());
+    watched_ -= round.finished;
+    youngest_start = round.youngest_start;
   }
 }
 

@@ -11,6 +11,8 @@
 #include <thread>
 #include <vector>
 
+#include "pending_events.hpp"
+
 namespace strata::device::cuda {
 namespace {
 
@@ -204,6 +206,57 @@ TEST(EventPoller, RandomLanesFinishInOrderAndAreAskedInOrder) {
     EXPECT_EQ(item->finished, 1) << "lane " << item->lane << " item " << item->position;
     EXPECT_FALSE(item->out_of_order) << "lane " << item->lane << " item " << item->position;
   }
+}
+
+// A queue of items on one stream, all watched at once: each counts as running only from when the
+// one before it was seen finished, so the pause follows the running item, not the queue's age.
+TEST(PendingEvents, ALanesOldestItemRunsFromWhenTheOneBeforeItWasSeenFinished) {
+  using Clock = PendingEvents::Clock;
+  using std::chrono::milliseconds;
+  const int lane = 0;
+  const auto watched_at = Clock::now();
+  PendingEvents pending;
+  EXPECT_TRUE(pending.empty());
+  std::vector<std::shared_ptr<Flag>> queue(3);
+  for (std::size_t i = 0; i < queue.size(); ++i) {
+    queue[i] = std::make_shared<Flag>();
+    queue[i]->place = {&lane, i};
+    pending.add({queue[i], watched_at, queue[i]->place});
+  }
+  auto alone = std::make_shared<Flag>();
+  pending.add({alone, watched_at - milliseconds{5}, {}});
+
+  auto round = pending.round(watched_at + milliseconds{1});
+  EXPECT_EQ(round.finished, 0u);
+  EXPECT_EQ(round.youngest_start, watched_at);
+  EXPECT_EQ(queue[1]->asked, 0) << "asked behind the lane's oldest";
+
+  queue[0]->ready = true;
+  round = pending.round(watched_at + milliseconds{10});
+  EXPECT_EQ(round.finished, 1u);
+  EXPECT_EQ(round.youngest_start, watched_at + milliseconds{10}) << "the second started then";
+  EXPECT_EQ(queue[1]->asked, 1);
+
+  // The later of watched and the one before seen finished: an item watched after that.
+  auto late = std::make_shared<Flag>();
+  late->place = {&lane, 7};
+  queue[1]->ready = true;
+  queue[2]->ready = true;
+  pending.add({late, watched_at + milliseconds{30}, late->place});
+  round = pending.round(watched_at + milliseconds{20});
+  EXPECT_EQ(round.finished, 2u);
+  EXPECT_EQ(round.youngest_start, watched_at + milliseconds{30});
+
+  // Only the unordered item is left once the lane drained: it runs from when it was watched.
+  late->ready = true;
+  round = pending.round(watched_at + milliseconds{40});
+  EXPECT_EQ(round.finished, 1u);
+  EXPECT_EQ(round.youngest_start, watched_at - milliseconds{5});
+  alone->ready = true;
+  round = pending.round(watched_at + milliseconds{50});
+  EXPECT_EQ(round.finished, 1u);
+  EXPECT_EQ(round.youngest_start, Clock::time_point::min());
+  EXPECT_TRUE(pending.empty());
 }
 
 TEST(EventPoller, StopsWithUnfinishedItems) {
