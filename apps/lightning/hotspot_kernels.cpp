@@ -5,6 +5,7 @@
 namespace strata::lightning {
 
 using device::CpuBlock;
+using device::CpuCalls;
 using device::KernelDefinition;
 using device::KernelStyle;
 using device::ParamAccess;
@@ -76,32 +77,35 @@ array::ArrayKernel hotspot_kernel() {
           .array<float>("power", ParamAccess::read, 2)
           .array<float>("temp", ParamAccess::read, 2)
           .array<float>("out", ParamAccess::write, 2)
-          .cpu([](const CpuBlock& block) {
-            const auto rows = static_cast<std::uint64_t>(block.scalar<std::int32_t>(0));
-            const auto cols = static_cast<std::uint64_t>(block.scalar<std::int32_t>(1));
-            const auto step_div_cap = block.scalar<float>(2);
-            const auto rx_1 = block.scalar<float>(3);
-            const auto ry_1 = block.scalar<float>(4);
-            const auto rz_1 = block.scalar<float>(5);
-            const auto ambient = block.scalar<float>(6);
-            const auto power = block.global_array<float>(7);
-            const auto temp = block.global_array<float>(8);
-            const auto out = block.global_array<float>(9);
-            for (std::uint64_t i = block.begin.y; i < block.end.y && i < rows; ++i) {
-              const std::uint64_t north = i == 0 ? i : i - 1;
-              const std::uint64_t south = i + 1 < rows ? i + 1 : i;
-              for (std::uint64_t j = block.begin.x; j < block.end.x && j < cols; ++j) {
-                const std::uint64_t west = j == 0 ? j : j - 1;
-                const std::uint64_t east = j + 1 < cols ? j + 1 : j;
-                const float t = temp(i, j);
-                out(i, j) =
-                    t +
-                    step_div_cap *
-                        (power(i, j) + (temp(south, j) + temp(north, j) - 2.0f * t) * ry_1 +
-                         (temp(i, east) + temp(i, west) - 2.0f * t) * rx_1 + (ambient - t) * rz_1);
-              }
-            }
-          })
+          .cpu(
+              [](const CpuBlock& block) {
+                const auto rows = static_cast<std::uint64_t>(block.scalar<std::int32_t>(0));
+                const auto cols = static_cast<std::uint64_t>(block.scalar<std::int32_t>(1));
+                const auto step_div_cap = block.scalar<float>(2);
+                const auto rx_1 = block.scalar<float>(3);
+                const auto ry_1 = block.scalar<float>(4);
+                const auto rz_1 = block.scalar<float>(5);
+                const auto ambient = block.scalar<float>(6);
+                const auto power = block.global_array<float>(7);
+                const auto temp = block.global_array<float>(8);
+                const auto out = block.global_array<float>(9);
+                for (std::uint64_t i = block.begin.y; i < block.end.y && i < rows; ++i) {
+                  const std::uint64_t north = i == 0 ? i : i - 1;
+                  const std::uint64_t south = i + 1 < rows ? i + 1 : i;
+                  for (std::uint64_t j = block.begin.x; j < block.end.x && j < cols; ++j) {
+                    const std::uint64_t west = j == 0 ? j : j - 1;
+                    const std::uint64_t east = j + 1 < cols ? j + 1 : j;
+                    const float t = temp(i, j);
+                    out(i, j) =
+                        t + step_div_cap *
+                                (power(i, j) + (temp(south, j) + temp(north, j) - 2.0f * t) * ry_1 +
+                                 (temp(i, east) + temp(i, west) - 2.0f * t) * rx_1 +
+                                 (ambient - t) * rz_1);
+                  }
+                }
+              },
+              // Each cell on its own: rows of blocks as one call stream along the grid's rows.
+              CpuCalls::any_range)
           .opencl(R"(
 #pragma OPENCL FP_CONTRACT OFF
 void hotspot(uint3 virtBlockIdx, int rows, int cols, float step_div_cap, float rx_1, float ry_1,

@@ -32,8 +32,9 @@ KernelDefinition& KernelDefinition::array(std::string param, ElementType type, P
   return *this;
 }
 
-KernelDefinition& KernelDefinition::cpu(CpuKernelFunction function) {
+KernelDefinition& KernelDefinition::cpu(CpuKernelFunction function, CpuCalls calls) {
   cpu_ = std::move(function);
+  cpu_calls_ = calls;
   return *this;
 }
 

@@ -1,8 +1,10 @@
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
 #include <mutex>
+#include <random>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -69,6 +71,101 @@ TEST_F(CpuBackendTest, EveryIndexOf1dTo3dSpacesIsVisitedExactlyOnce) {
     compute.copy_to_host(seen.data(), visits, 0, count * 4).wait();
     for (std::uint64_t i = 0; i < count; ++i)
       ASSERT_EQ(seen[i], 1u) << "index " << i << " of a " << geometry.dimensions << "-D launch";
+  }
+}
+
+// Random launches of a kernel that may be called with any range of whole blocks: every index is
+// visited once; each call covers whole blocks, one block in y and z and a run of them along x;
+// whole rows when the launch has rows enough for the device's threads, and never fewer calls
+// than four a compute unit allow. Called per block, the same launches see exactly their blocks.
+TEST_F(CpuBackendTest, AnyRangeKernelsAreCalledForRunsOfWholeBlocksAlongX) {
+  struct Call {
+    Dim3 begin, end;
+  };
+  std::mutex lock;
+  std::vector<Call> calls;
+  const auto record = [&](const CpuBlock& block) {
+    auto* visits = block.array<std::uint32_t>(0);
+    const auto nx = block.scalar<std::uint32_t>(1), ny = block.scalar<std::uint32_t>(2);
+    const auto ox = block.scalar<std::uint32_t>(3), oy = block.scalar<std::uint32_t>(4),
+               oz = block.scalar<std::uint32_t>(5);
+    for (auto z = block.begin.z; z < block.end.z; ++z)
+      for (auto y = block.begin.y; y < block.end.y; ++y)
+        for (auto x = block.begin.x; x < block.end.x; ++x)
+          std::atomic_ref<std::uint32_t>(visits[((z - oz) * ny + (y - oy)) * nx + (x - ox)])
+              .fetch_add(1);
+    std::lock_guard guard(lock);
+    calls.push_back({block.begin, block.end});
+  };
+  const auto define = [&](CpuCalls style) {
+    return KernelDefinition("record")
+        .array<std::uint32_t>("visits", ParamAccess::read_write)
+        .scalar<std::uint32_t>("nx")
+        .scalar<std::uint32_t>("ny")
+        .scalar<std::uint32_t>("ox")
+        .scalar<std::uint32_t>("oy")
+        .scalar<std::uint32_t>("oz")
+        .cpu(record, style);
+  };
+  const std::uint64_t wanted = 4ull * cpu->info().compute_units;
+  std::mt19937 random(11);
+  for (int round = 0; round < 60; ++round) {
+    const int dimensions = 1 + static_cast<int>(random() % 3);
+    LaunchGeometry geometry;
+    geometry.dimensions = dimensions;
+    const auto extent = [&](std::uint64_t most) { return 1 + random() % most; };
+    geometry.global = Dim3{extent(dimensions == 1 ? 5000 : 300), dimensions > 1 ? extent(120) : 1,
+                           dimensions > 2 ? extent(12) : 1};
+    geometry.block =
+        Dim3{extent(40), dimensions > 1 ? extent(9) : 1, dimensions > 2 ? extent(3) : 1};
+    const Dim3 b = geometry.block, g = geometry.global;
+    const Dim3 counts{(g.x + b.x - 1) / b.x, (g.y + b.y - 1) / b.y, (g.z + b.z - 1) / b.z};
+    CompileOptions options;
+    options.block_offset = Dim3{random() % 5, random() % 5, random() % 5};
+    const Dim3 origin{options.block_offset.x * b.x, options.block_offset.y * b.y,
+                      options.block_offset.z * b.z};
+    for (CpuCalls style : {CpuCalls::any_range, CpuCalls::per_block}) {
+      const std::string name = fmt::format(
+          "round {}, {} launch of {}x{}x{} in blocks of {}x{}x{}", round,
+          style == CpuCalls::any_range ? "any-range" : "per-block", g.x, g.y, g.z, b.x, b.y, b.z);
+      auto kernel = cpu->compile(define(style), options);
+      DeviceBuffer visits = cpu->allocate(g.volume() * 4);
+      const std::vector<std::uint32_t> zeros(g.volume(), 0);
+      compute.copy_to_device(visits, 0, zeros.data(), g.volume() * 4).wait();
+      calls.clear();
+      compute
+          .launch(*kernel, geometry,
+                  {KernelArg::array<std::uint32_t>(visits),
+                   KernelArg::value(static_cast<std::uint32_t>(g.x)),
+                   KernelArg::value(static_cast<std::uint32_t>(g.y)),
+                   KernelArg::value(static_cast<std::uint32_t>(origin.x)),
+                   KernelArg::value(static_cast<std::uint32_t>(origin.y)),
+                   KernelArg::value(static_cast<std::uint32_t>(origin.z))})
+          .wait();
+      std::vector<std::uint32_t> seen(g.volume());
+      compute.copy_to_host(seen.data(), visits, 0, g.volume() * 4).wait();
+      for (std::uint64_t i = 0; i < seen.size(); ++i)
+        ASSERT_EQ(seen[i], 1u) << name << ": index " << i;
+      if (style == CpuCalls::per_block) {
+        EXPECT_EQ(calls.size(), counts.volume()) << name;
+      } else {
+        EXPECT_GE(calls.size(), std::min(wanted, counts.volume())) << name;
+        if (counts.y * counts.z >= wanted) {
+          EXPECT_EQ(calls.size(), counts.y * counts.z) << name;
+        }
+      }
+      for (const Call& call : calls) {
+        for (int d = 0; d < 3; ++d) {
+          const std::uint64_t first = call.begin[d] - origin[d], last = call.end[d] - origin[d];
+          ASSERT_EQ(first % b[d], 0u) << name << ": a call starts inside a block, dimension " << d;
+          const std::uint64_t blocks = (last - first + b[d] - 1) / b[d];
+          ASSERT_TRUE(last == g[d] || (last - first) % b[d] == 0) << name << ", dimension " << d;
+          if (d > 0 || style == CpuCalls::per_block) {
+            ASSERT_EQ(blocks, 1u) << name << ", dimension " << d;
+          }
+        }
+      }
+    }
   }
 }
 

@@ -104,6 +104,17 @@ struct CpuBlock {
 
 using CpuKernelFunction = std::function<void(const CpuBlock& block)>;
 
+// Which ranges a CPU implementation may be called with.
+enum class CpuCalls : std::uint8_t {
+  // Once per block of the launch's geometry: the body may rely on [begin, end) being one block
+  // (a result per block, a block-sized scratch array).
+  per_block,
+  // Any box of whole blocks: the body only loops over [begin, end). The CPU device then calls it
+  // for runs of blocks along x (whole rows where the launch leaves enough calls for its threads),
+  // so the innermost loop streams along rows instead of restarting every block's width.
+  any_range,
+};
+
 // The kernel definition: built once, compiled per device, launched many times.
 class KernelDefinition {
  public:
@@ -119,7 +130,7 @@ class KernelDefinition {
   KernelDefinition& array(std::string param, ParamAccess access, int rank = 1) {
     return array(std::move(param), element_type_of<T>(), access, rank);
   }
-  KernelDefinition& cpu(CpuKernelFunction function);
+  KernelDefinition& cpu(CpuKernelFunction function, CpuCalls calls = CpuCalls::per_block);
   KernelDefinition& opencl(std::string source, KernelStyle style = KernelStyle::direct);
   KernelDefinition& cuda(std::string source, KernelStyle style = KernelStyle::direct);
   // A compile-time constant (#define NAME VALUE) for every backend's source.
@@ -131,6 +142,7 @@ class KernelDefinition {
   const std::vector<KernelParam>& params() const { return params_; }
   const KernelParam& param(std::size_t index) const { return params_.at(index); }
   const CpuKernelFunction& cpu_function() const { return cpu_; }
+  CpuCalls cpu_calls() const { return cpu_calls_; }
   const std::string& opencl_source() const { return opencl_; }
   KernelStyle opencl_style() const { return opencl_style_; }
   const std::string& cuda_source() const { return cuda_; }
@@ -142,6 +154,7 @@ class KernelDefinition {
   std::string name_;
   std::vector<KernelParam> params_;
   CpuKernelFunction cpu_;
+  CpuCalls cpu_calls_ = CpuCalls::per_block;
   std::string opencl_;
   KernelStyle opencl_style_ = KernelStyle::direct;
   std::string cuda_;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <thread>
@@ -71,6 +72,19 @@ BlockGrid BlockGrid::split(const std::string& kernel, const LaunchGeometry& geom
   grid.origin_ = Dim3{block_offset.x * grid.block_.x, block_offset.y * grid.block_.y,
                       block_offset.z * grid.block_.z};
   return grid;
+}
+
+BlockGrid BlockGrid::merged_along_x(unsigned compute_units) const {
+  const std::uint64_t wanted = 4ull * std::max(1u, compute_units);
+  const std::uint64_t others = counts_.y * counts_.z;
+  // Runs per row so that all rows together give at least `wanted` calls.
+  const std::uint64_t runs = std::clamp<std::uint64_t>(ceil_div(wanted, others), 1, counts_.x);
+  // Rounded down: the runs a row keeps are at least `runs`.
+  const std::uint64_t run_blocks = std::max<std::uint64_t>(1, counts_.x / runs);
+  BlockGrid merged = *this;
+  merged.block_.x = block_.x * run_blocks;
+  merged.counts_.x = ceil_div(counts_.x, run_blocks);
+  return merged;
 }
 
 std::pair<Dim3, Dim3> BlockGrid::range(std::uint64_t block) const {

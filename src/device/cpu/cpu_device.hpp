@@ -17,6 +17,9 @@ class BlockGrid {
   // slowest-varying dimension. `block_offset` shifts indices (virtual blocks).
   static BlockGrid split(const std::string& kernel, const LaunchGeometry& geometry,
                          const Dim3& block_offset, unsigned compute_units);
+  // The same index space in runs of whole blocks along x (CpuCalls::any_range): as long as
+  // possible while at least four runs a compute unit remain, whole rows of blocks at most.
+  BlockGrid merged_along_x(unsigned compute_units) const;
   std::uint64_t blocks() const { return counts_.volume(); }
   std::pair<Dim3, Dim3> range(std::uint64_t block) const;
 

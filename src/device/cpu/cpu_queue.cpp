@@ -186,8 +186,11 @@ Event CpuQueue::launch(const CompiledKernel& kernel, const LaunchGeometry& geome
     for (std::size_t a = 0; a < placements.size(); ++a)
       placements[a].offset = args.origins->array_offsets[a];
   }
-  const BlockGrid grid = BlockGrid::split(compiled.definition().name(), geometry, block_offset,
-                                          device_.info().compute_units);
+  const unsigned compute_units = device_.info().compute_units;
+  BlockGrid grid =
+      BlockGrid::split(compiled.definition().name(), geometry, block_offset, compute_units);
+  if (compiled.definition().cpu_calls() == CpuCalls::any_range)
+    grid = grid.merged_along_x(compute_units);
   // The launch keeps its own copy of the arguments and function: callers may reuse theirs.
   return enqueue(after, [function = compiled.definition().cpu_function(), grid, args,
                          runner = runner_, placements = std::move(placements)] {
