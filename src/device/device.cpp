@@ -1,8 +1,8 @@
 #include "strata/device/device.hpp"
 
-#include <cstdlib>
 #include <new>
 
+#include "strata/base/page_memory.hpp"
 #include "strata/device/errors.hpp"
 
 namespace strata::device {
@@ -36,11 +36,9 @@ DeviceBuffer::~DeviceBuffer() {
 }
 
 HostBuffer Device::allocate_host(std::uint64_t bytes) {
-  constexpr std::size_t alignment = 4096;
-  const std::size_t rounded = (bytes + alignment - 1) / alignment * alignment;
-  void* data = std::aligned_alloc(alignment, rounded == 0 ? alignment : rounded);
+  void* data = map_pages(bytes);
   if (data == nullptr) throw std::bad_alloc();
-  return HostBuffer(data, bytes, [](void* p) { std::free(p); });
+  return HostBuffer(data, bytes, [bytes](void* p) { unmap_pages(p, bytes); });
 }
 
 std::shared_ptr<FftPlan> Device::plan_fft(const FftShape& shape) {

@@ -12,6 +12,7 @@
 #include "io_threads.hpp"
 #include "manager_records.hpp"
 #include "strata/base/log.hpp"
+#include "strata/base/page_memory.hpp"
 #include "strata/base/units.hpp"
 #include "strata/device/errors.hpp"
 
@@ -32,13 +33,10 @@ const char* kind_name(SpaceKind kind) {
 }
 
 device::HostBuffer aligned_host_buffer(std::uint64_t bytes) {
-  constexpr std::uint64_t alignment = 4096;
-  const std::uint64_t rounded =
-      std::max(alignment, (bytes + alignment - 1) / alignment * alignment);
-  void* data = std::aligned_alloc(alignment, rounded);
+  void* data = map_pages(bytes);
   if (data == nullptr)
     throw OutOfMemory(fmt::format("cannot allocate the {} host memory pool", format_bytes(bytes)));
-  return device::HostBuffer(data, bytes, [](void* p) { std::free(p); });
+  return device::HostBuffer(data, bytes, [bytes](void* p) { unmap_pages(p, bytes); });
 }
 
 }  // namespace

@@ -4,11 +4,11 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <fstream>
 #include <thread>
 
 #include "fftw_plan.hpp"
+#include "strata/base/page_memory.hpp"
 #include "strata/device/errors.hpp"
 
 namespace strata::device {
@@ -116,17 +116,15 @@ CpuDevice::CpuDevice(std::shared_ptr<BlockRunner> runner) {
 CpuDevice::~CpuDevice() = default;
 
 DeviceBuffer CpuDevice::allocate(std::uint64_t bytes) {
-  constexpr std::uint64_t alignment = 64;
-  const std::uint64_t rounded = std::max(alignment, ceil_div(bytes, alignment) * alignment);
-  void* data = std::aligned_alloc(alignment, rounded);
+  void* data = map_pages(bytes);
   if (data == nullptr) {
     throw DeviceError(fmt::format("cpu: cannot allocate {} B of device memory", bytes));
   }
   return DeviceBuffer(this, data, bytes);
 }
 
-void CpuDevice::release(void* handle, std::uint64_t) noexcept {
-  std::free(handle);
+void CpuDevice::release(void* handle, std::uint64_t bytes) noexcept {
+  unmap_pages(handle, bytes);
 }
 
 std::shared_ptr<const CompiledKernel> CpuDevice::compile(const KernelDefinition& kernel,

@@ -2,10 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <memory>
 #include <vector>
 
 #include "cl_error.hpp"
 #include "opencl_kernel.hpp"
+#include "strata/base/page_memory.hpp"
 #include "strata/device/errors.hpp"
 
 namespace strata::device::detail {
@@ -36,6 +38,17 @@ T device_value(cl_device_id device, cl_device_info what) {
   T value{};
   clGetDeviceInfo(device, what, sizeof value, &value, nullptr);
   return value;
+}
+
+// Pages mapped for a buffer of a device that computes in host memory.
+struct MappedPages {
+  void* data;
+  std::uint64_t bytes;
+};
+
+void CL_CALLBACK unmap_when_deleted(cl_mem, void* user_data) {
+  std::unique_ptr<MappedPages> mapping(static_cast<MappedPages*>(user_data));
+  unmap_pages(mapping->data, mapping->bytes);
 }
 
 }  // namespace
@@ -72,12 +85,24 @@ DeviceBuffer OpenClDevice::allocate(std::uint64_t bytes) {
                     "{} B (CL_DEVICE_MAX_MEM_ALLOC_SIZE)",
                     *label_, bytes, info_.max_allocation_bytes));
   }
+  // A device that computes in host memory gets pages mapped here as its buffer, so a pool of
+  // gigabytes costs nothing until used, whatever the driver's own allocator does. The pages go
+  // back when the driver deletes the buffer, after any work still using it.
+  void* pages = info_.host_memory ? map_pages(bytes) : nullptr;
   cl_int status = CL_SUCCESS;
-  cl_mem buffer = clCreateBuffer(context_->context, CL_MEM_READ_WRITE,
-                                 std::max<std::uint64_t>(bytes, 1), nullptr, &status);
+  cl_mem buffer = clCreateBuffer(context_->context,
+                                 CL_MEM_READ_WRITE | (pages != nullptr ? CL_MEM_USE_HOST_PTR : 0),
+                                 std::max<std::uint64_t>(bytes, 1), pages, &status);
   if (status != CL_SUCCESS) {
+    unmap_pages(pages, bytes);
     throw DeviceError(fmt::format("opencl {}: cannot allocate {} B of device memory: {}", *label_,
                                   bytes, cl_error_name(status)));
+  }
+  if (pages != nullptr) {
+    // Where the driver cannot call back, the pages stay mapped until the process ends.
+    auto mapping = std::make_unique<MappedPages>(MappedPages{pages, bytes});
+    if (clSetMemObjectDestructorCallback(buffer, &unmap_when_deleted, mapping.get()) == CL_SUCCESS)
+      static_cast<void>(mapping.release());
   }
   return DeviceBuffer(this, buffer, bytes);
 }
