@@ -20,7 +20,7 @@ ItemUse ItemCache::acquire(ItemIndex item, unsigned device) {
     auto found = entries_.find(item);
     if (found != entries_.end()) {
       Entry& entry = found->second;
-      if (entry.references++ == 0) unused_.erase(entry.unused);
+      if (entry.references++ == 0 && entry.loaded) unused_.erase(entry.unused);
       ++stats_.hits;
       // Its loader may still be submitting the load (a moment): wait for its ready task.
       ready_set_.wait(guard, [&] { return static_cast<bool>(entry.ready); });
@@ -54,6 +54,8 @@ void ItemCache::loaded(ItemIndex item, std::optional<memory::ChunkId> chunk, std
     entry.chunk = chunk;
     entry.bytes = bytes;
     entry.loaded = true;
+    // Its jobs may all have ended before the load was recorded: it can go only from now on.
+    if (entry.references == 0) entry.unused = unused_.insert(unused_.end(), item);
     bytes_ += bytes;
     stats_.peak_bytes = std::max(stats_.peak_bytes, bytes_);
     victims = over_limit();
@@ -67,7 +69,7 @@ void ItemCache::release(ItemIndex item) {
   {
     std::lock_guard guard(lock_);
     Entry& entry = entries_.at(item);
-    if (--entry.references == 0) entry.unused = unused_.insert(unused_.end(), item);
+    if (--entry.references == 0 && entry.loaded) entry.unused = unused_.insert(unused_.end(), item);
     victims = over_limit();
   }
   for (Victim& victim : victims)

@@ -434,8 +434,8 @@ runtime::TaskHandle RankEngine::obtain(ItemIndex item, unsigned device, runtime:
                 staging_.bind(data, replica);
                 // Off the network thread: loaded() may release memory.
                 runtime_.post(runtime_.cpu(), "fetched an item", [this, item, replica, completion] {
-                  cache_->loaded(item, replica, memory_.chunk_bytes(replica));
                   remote_->offer(item, replica);
+                  cache_->loaded(item, replica, memory_.chunk_bytes(replica));
                   completion->complete();
                 });
               });
@@ -524,10 +524,12 @@ runtime::TaskHandle RankEngine::load_locally(ItemIndex item, unsigned device,
       if (!succeeded) {
         if (state->item_chunk) memory_.destroy_chunk(*state->item_chunk);
         state->item_chunk.reset();
+        cache_->loaded(item, std::nullopt, 0);
         return;
       }
-      cache_->loaded(item, state->item_chunk, state->item_bytes);
+      // Offered first: the cache may discard the item as soon as it is loaded, withdrawing it.
       if (state->item_chunk) remote_->offer(item, *state->item_chunk);
+      cache_->loaded(item, state->item_chunk, state->item_bytes);
     });
   });
   return preprocess;

@@ -60,7 +60,9 @@ class ItemCache {
   ItemUse acquire(ItemIndex item, unsigned device);
   // Ends one job's reference; the least-recently-used unreferenced entries over the limit go.
   void release(ItemIndex item);
-  // Records the chunk (and its size) that holds a loaded item; nullopt: the item was skipped.
+  // Records the chunk (and its size) that holds a loaded item; nullopt: the item was skipped or
+  // its load failed. Until then the entry stays, even with no job referencing it; from then on the
+  // cache owns the chunk (its discarder destroys it), and may discard it at once when over limit.
   void loaded(ItemIndex item, std::optional<memory::ChunkId> chunk, std::uint64_t bytes);
   // The chunk of a loaded item that this rank holds (for the distributed cache); nullopt else.
   std::optional<memory::ChunkId> holds(ItemIndex item) const;
@@ -79,7 +81,7 @@ class ItemCache {
     std::uint64_t bytes = 0;
     bool loaded = false;
     std::uint64_t references = 0;
-    std::list<ItemIndex>::iterator unused;  // valid when references == 0
+    std::list<ItemIndex>::iterator unused;  // valid when loaded and references == 0
   };
   struct Victim {
     ItemIndex item;
