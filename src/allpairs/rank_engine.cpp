@@ -335,15 +335,14 @@ void RankEngine::submit_job(unsigned device, ItemIndex left, ItemIndex right) {
   // may wait for copies in flight (so never on the device queue's thread that completed it).
   compare.on_complete(
       [this, device, slot, left, right, result, comparison](const runtime::TaskHandle& h) {
-        runtime_.post(runtime_.cpu(), "postprocess",
-                      [this, h, device, slot, left, right, result, comparison] {
-                        finish_job(h, left, right, comparison);
-                        staging_.destroy_data(result);
-                        cache_->release(left);
-                        cache_->release(right);
-                        jobs_[device]->release(slot);
-                        stealing_->finished(1);
-                      });
+        post_or_fail("postprocess", [this, h, device, slot, left, right, result, comparison] {
+          finish_job(h, left, right, comparison);
+          staging_.destroy_data(result);
+          cache_->release(left);
+          cache_->release(right);
+          jobs_[device]->release(slot);
+          stealing_->finished(1);
+        });
       });
 }
 
@@ -434,8 +433,13 @@ runtime::TaskHandle RankEngine::obtain(ItemIndex item, unsigned device, runtime:
                 staging_.bind(data, replica);
                 // Off the network thread: loaded() may release memory.
                 runtime_.post(runtime_.cpu(), "fetched an item", [this, item, replica, completion] {
-                  remote_->offer(item, replica);
-                  cache_->loaded(item, replica, memory_.chunk_bytes(replica));
+                  try {
+                    remote_->offer(item, replica);
+                    cache_->loaded(item, replica, memory_.chunk_bytes(replica));
+                  } catch (...) {
+                    completion->fail(std::current_exception());
+                    return;
+                  }
                   completion->complete();
                 });
               });
@@ -517,7 +521,7 @@ runtime::TaskHandle RankEngine::load_locally(ItemIndex item, unsigned device,
   // Releasing the parsed bytes may wait for copies in flight: on the CPU pool, as for comparisons.
   preprocess.on_complete([this, state, item](const runtime::TaskHandle& h) {
     const bool succeeded = h.status() == runtime::TaskStatus::succeeded;
-    runtime_.post(runtime_.cpu(), "release a parsed item", [this, state, item, succeeded] {
+    post_or_fail("release a parsed item", [this, state, item, succeeded] {
       staging_.unbind(state->parsed);
       staging_.unbind(state->target);
       if (state->parsed_chunk) memory_.destroy_chunk(*state->parsed_chunk);
@@ -553,6 +557,16 @@ void RankEngine::fail(std::exception_ptr error) {
   std::lock_guard guard(error_lock_);
   if (!first_error_) first_error_ = error;
   failed_.store(true);
+}
+
+void RankEngine::post_or_fail(std::string name, std::function<void()> work) {
+  runtime_.post(runtime_.cpu(), std::move(name), [this, work = std::move(work)] {
+    try {
+      work();
+    } catch (...) {
+      fail(std::current_exception());
+    }
+  });
 }
 
 void RankEngine::update_note(std::uint64_t written) {

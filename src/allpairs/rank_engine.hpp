@@ -102,6 +102,8 @@ class RankEngine {
   void send_results();  // caller holds results_lock_ (non-zero ranks)
   void add_time(Stage stage, double seconds);
   void fail(std::exception_ptr error);
+  // Posts `work` to the CPU pool; an exception it throws fails the run (the runtime only logs it).
+  void post_or_fail(std::string name, std::function<void()> work);
   void report_progress();
   // Rank 0: says in the note how many pairs the journal holds.
   void update_note(std::uint64_t written);

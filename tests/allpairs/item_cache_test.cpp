@@ -17,14 +17,15 @@ namespace {
 // whose discarded chunks are listed.
 struct CacheUnderTest {
   explicit CacheUnderTest(std::uint64_t slots)
-      : cache(runtime, CacheLimits{slots, 0},
-              [this](ItemIndex, unsigned, runtime::DataHandle) {
-                return runtime.submit(runtime::TaskSpec("load"), [](runtime::TaskContext&) {});
-              },
-              [this](ItemIndex item, runtime::DataHandle, std::optional<memory::ChunkId> chunk) {
-                std::lock_guard guard(lock);
-                discarded[item] = chunk;
-              }) {}
+      : cache(
+            runtime, CacheLimits{slots, 0},
+            [this](ItemIndex, unsigned, runtime::DataHandle) {
+              return runtime.submit(runtime::TaskSpec("load"), [](runtime::TaskContext&) {});
+            },
+            [this](ItemIndex item, runtime::DataHandle, std::optional<memory::ChunkId> chunk) {
+              std::lock_guard guard(lock);
+              discarded[item] = chunk;
+            }) {}
   ~CacheUnderTest() { runtime.wait_all(); }
 
   std::map<ItemIndex, std::optional<memory::ChunkId>> discarded_now() {
@@ -46,8 +47,8 @@ TEST(ItemCache, AnEntryWhoseJobsEndedBeforeItsLoadWasRecordedStaysUntilThen) {
   under.cache.release(1);
   EXPECT_TRUE(under.discarded_now().empty()) << "an entry went before its chunk was known";
   under.cache.loaded(1, memory::ChunkId{11}, 100);  // over the limit: item 1 is the only one
-  EXPECT_EQ(under.discarded_now(), (std::map<ItemIndex, std::optional<memory::ChunkId>>{
-                                       {1, memory::ChunkId{11}}}));
+  EXPECT_EQ(under.discarded_now(),
+            (std::map<ItemIndex, std::optional<memory::ChunkId>>{{1, memory::ChunkId{11}}}));
   under.cache.loaded(0, memory::ChunkId{10}, 100);  // now one entry, within the limit
   EXPECT_EQ(under.cache.holds(0), memory::ChunkId{10});
   under.cache.clear();
