@@ -85,14 +85,21 @@ constexpr std::size_t kind_bytes = sizeof(MessageKind);
 using Clock = std::chrono::steady_clock;
 // After the last activity the thread keeps polling this long before it starts to sleep.
 constexpr auto spin_window = std::chrono::microseconds(200);
-// The same while bulk pieces are in flight: MPI moves a large message only inside calls on both
-// sides (shared-memory fragments, rendezvous steps), so a thread asleep between polls stretched a
-// 4 MiB transfer about sixfold. A receive posted long before its sender starts still lets the
-// thread sleep once this has passed without a completion.
+// The same after a bulk piece was sent or completed while others are in flight: MPI moves a large
+// message only inside calls on both sides (shared-memory fragments, rendezvous steps), so a thread
+// asleep between polls stretched a 4 MiB transfer about sixfold. After a receive is posted the
+// thread spins a shorter while (its sender may be sending already): a receive whose sender comes
+// later must not spin all along, as on a machine whose cores compute the spinning thread took
+// half a core from the kernels for as long as the peer's data took to come.
 constexpr auto transfer_spin_window = std::chrono::milliseconds(10);
-// Sleep limits: while a request is in flight (its progress needs polls), and when idle.
+constexpr auto receive_spin_window = std::chrono::milliseconds(1);
+// Sleep limits: while a request is in flight (its progress needs polls), and when idle. A receive
+// that has waited long for its sender is polled less often, at most 1/64 of the time waited
+// later than at once (the wake-ups of a thread polling every 50 µs for the whole wait cost a
+// computing core a fifth of its time).
 constexpr auto busy_sleep_cap = std::chrono::microseconds(50);
 constexpr auto idle_sleep_cap = std::chrono::microseconds(1000);
+constexpr int waited_per_poll = 64;
 }  // namespace
 
 Network::Network(int* argc, char*** argv, NetworkOptions options)
@@ -268,6 +275,8 @@ void Network::start_transfer(Command& command) {
       requests_.emplace(request, transfer);
       ++bulk_requests_;
     }
+    bulk_posted_or_done_ = Clock::now();
+    if (sending) bulk_moved_ = bulk_posted_or_done_;
   } catch (...) {
     if (transfer->done) transfer->done(std::current_exception());
     transfer->done = nullptr;
@@ -303,12 +312,22 @@ bool Network::finish_requests(bool& pending, bool& bulk) {
     if (it == requests_.end()) continue;
     std::shared_ptr<Transfer> transfer = std::move(it->second);
     requests_.erase(it);
-    if (transfer->owned.empty()) --bulk_requests_;
+    if (transfer->owned.empty()) {
+      --bulk_requests_;
+      bulk_moved_ = bulk_posted_or_done_ = Clock::now();
+    }
     if (--transfer->pieces_left == 0 && transfer->done) transfer->done(nullptr);
   }
   pending = !requests_.empty();
   bulk = bulk_requests_ > 0;
   return !completed_.empty();
+}
+
+std::chrono::microseconds Network::poll_cap(Clock::time_point now) const {
+  if (bulk_requests_ == 0) return busy_sleep_cap;
+  const auto waited =
+      std::chrono::duration_cast<std::chrono::microseconds>(now - bulk_posted_or_done_);
+  return std::clamp(waited / waited_per_poll, busy_sleep_cap, idle_sleep_cap);
 }
 
 bool Network::run_tasks() {
@@ -375,12 +394,14 @@ void Network::loop() {
       sleep = std::chrono::microseconds(1);
       continue;
     }
-    if (now - last_activity < (bulk ? transfer_spin_window : spin_window)) {
+    const bool bytes_flow = bulk && (now - bulk_moved_ < transfer_spin_window ||
+                                     now - bulk_posted_or_done_ < receive_spin_window);
+    if (now - last_activity < spin_window || bytes_flow) {
       std::this_thread::yield();
       continue;
     }
     wait_for_work(sleep);
-    sleep = std::min(sleep * 2, pending ? busy_sleep_cap : idle_sleep_cap);
+    sleep = std::min(sleep * 2, pending ? poll_cap(now) : idle_sleep_cap);
   }
 }
 

@@ -107,6 +107,8 @@ class Network {
   bool receive_messages();
   // Completes finished requests; `pending`: requests remain, `bulk`: bulk pieces among them.
   bool finish_requests(bool& pending, bool& bulk);
+  // How long the thread sleeps at most between polls while requests are in flight.
+  std::chrono::microseconds poll_cap(std::chrono::steady_clock::time_point now) const;
   bool run_tasks();
   void wait_for_work(std::chrono::microseconds timeout);
 
@@ -130,6 +132,9 @@ class Network {
   // Owned by the network thread.
   std::map<std::uint64_t, std::shared_ptr<Transfer>> requests_;  // link request -> transfer
   std::size_t bulk_requests_ = 0;  // of requests_, pieces of bulk transfers
+  // The last bulk piece posted or completed, and the last one sent or completed: bytes flow.
+  std::chrono::steady_clock::time_point bulk_posted_or_done_{};
+  std::chrono::steady_clock::time_point bulk_moved_{};
   std::vector<std::uint64_t> completed_;
   std::vector<std::byte> arrival_;
 
