@@ -8,9 +8,14 @@
 // rank's copy is then dropped). Bandwidth = bytes moved / time for all steps.
 // Step: the same bounce with a 4 KiB chunk (seconds per step: what a step costs besides bytes).
 // Control: rank 0 posts a message; rank 1's handler answers; rank 0 waits for the answer.
+// Late sender: rank 0 posts a receive of SIZE bytes and asks rank 1 to send them 50 ms later; the
+// bandwidth counts the time after those 50 ms, and rank 0's process CPU time over the first 40 ms
+// (every thread: the network thread polling for the receive, idle workers) is reported per
+// second waited — what a rank waiting on a peer takes from the cores its kernels run on.
 // Prints one JSON object on rank 0.
 
 #include <mpi.h>
+#include <time.h>
 
 #include <algorithm>
 #include <chrono>
@@ -21,6 +26,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bench_json.hpp"
@@ -38,9 +44,17 @@ using strata::cluster::MessageKind;
 constexpr MessageKind ping_kind = strata::cluster::kinds::user_kinds;
 constexpr MessageKind pong_kind = strata::cluster::kinds::user_kinds + 1;
 constexpr MessageKind bounce_kind = strata::cluster::kinds::user_kinds + 2;
+constexpr MessageKind late_kind = strata::cluster::kinds::user_kinds + 3;
+constexpr auto late_delay = std::chrono::milliseconds(50);
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+double process_cpu_seconds() {
+  timespec now{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
 }
 
 int steps_for(std::uint64_t bytes) {
@@ -190,6 +204,41 @@ int main(int argc, char** argv) {
       }
       return 2.0 * rounds * static_cast<double>(bytes) / seconds_since(start);
     };
+    // Late sender: rank 1 sends from its own thread after the delay (a handler must not block
+    // the network thread).
+    std::vector<std::thread> late_senders;
+    network.on(late_kind, [&](int source, std::span<const std::byte> payload) {
+      const auto [id, bytes] =
+          strata::cluster::decode<std::pair<std::uint64_t, std::uint64_t>>(payload, "a late send");
+      std::span<std::byte> data(bounce_buffer.data(), bytes);
+      late_senders.emplace_back([&network, source, id, data] {
+        std::this_thread::sleep_for(late_delay);
+        network.send(source, id, data, [](std::exception_ptr) {});
+      });
+    });
+    // Returns {bytes/s after the delay, process CPU seconds per second over the first 40 ms of
+    // the wait (before any byte comes: moving them takes CPU time too)}.
+    auto late_sender = [&](std::uint64_t bytes) {
+      std::span<std::byte> data(bounce_buffer.data(), bytes);
+      const std::uint64_t id = next_transfer;
+      next_transfer += 2;
+      const double cpu_start = process_cpu_seconds();
+      const auto start = Clock::now();
+      network.receive(1, id, data, [&](std::exception_ptr) {
+        std::lock_guard guard(lock);
+        pong = true;
+        answered.notify_all();
+      });
+      network.post_value(1, late_kind, std::pair<std::uint64_t, std::uint64_t>(id, bytes));
+      std::this_thread::sleep_for(late_delay - std::chrono::milliseconds(10));
+      const double waiting_cpu = (process_cpu_seconds() - cpu_start) / seconds_since(start);
+      std::unique_lock guard(lock);
+      answered.wait(guard, [&] { return pong; });
+      pong = false;
+      const double moving =
+          seconds_since(start) - std::chrono::duration<double>(late_delay).count();
+      return std::pair<double, double>(static_cast<double>(bytes) / moving, waiting_cpu);
+    };
     const int status = program.run([&](Driver& driver) {
       for (int r = 0; r < repetitions; ++r) {
         for (std::uint64_t bytes : sizes) {
@@ -252,9 +301,14 @@ int main(int argc, char** argv) {
         for (std::uint64_t bytes : sizes) {
           results["network_" + std::to_string(bytes >> 20) + "MiB"].push_back(
               network_bandwidth(bytes));
+          const auto [bandwidth, cpu_share] = late_sender(bytes);
+          results["late_" + std::to_string(bytes >> 20) + "MiB"].push_back(bandwidth);
+          results["late_waiting_cpu_" + std::to_string(bytes >> 20) + "MiB"].push_back(cpu_share);
         }
       }
     });
+    for (std::thread& sender : late_senders)
+      sender.join();
     if (status != 0) {
       MPI_Abort(MPI_COMM_WORLD, status);
     }

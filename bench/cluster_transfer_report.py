@@ -82,6 +82,19 @@ for size in ["4MiB", "64MiB"]:
                  f"{gb('strata_' + size)} | {gb('strata_stream_' + size)} | "
                  f"{gb('network_' + size)} | {pct(r['bounce_vs_raw'])} | "
                  f"{pct(r['bounce_vs_raw_rotating'])} | {pct(r['stream_vs_raw'])} |")
+if "late_waiting_cpu_4MiB" in stats:
+    cores = lambda k: (f"{stats[k]['median']:.3f} ({stats[k]['min']:.3f} – "
+                       f"{stats[k]['max']:.3f})")
+    lines += ["", "*Late sender*: rank 0 posts the receive and asks rank 1 to send 50 ms later, as a "
+              "rank waiting on a peer's kernels does. *Bandwidth* counts the time after the 50 ms; "
+              "*waiting CPU* is rank 0's process CPU time over the first 40 ms of the wait (every "
+              "thread; before any byte comes) per second: what a waiting rank takes from the "
+              "cores its kernels share.", "",
+              "| size | network alone | late sender | waiting CPU (cores) |",
+              "| --- | ---: | ---: | ---: |"]
+    for size in ["4MiB", "64MiB"]:
+        lines.append(f"| {size[:-3]} MiB | {gb('network_' + size)} | {gb('late_' + size)} | "
+                     f"{cores('late_waiting_cpu_' + size)} |")
 rt = ratio("strata_round_trip", "raw_round_trip")
 lines += ["", f"Control round trip: raw {us('raw_round_trip')} µs, Strata {us('strata_round_trip')} µs "
           f"({rt:.1f}× raw).", ""]
