@@ -89,14 +89,13 @@ constexpr auto spin_window = std::chrono::microseconds(200);
 // message only inside calls on both sides (shared-memory fragments, rendezvous steps), so a thread
 // asleep between polls stretched a 4 MiB transfer about sixfold. After a receive is posted the
 // thread spins a shorter while (its sender may be sending already): a receive whose sender comes
-// later must not spin all along, as on a machine whose cores compute the spinning thread took
-// half a core from the kernels for as long as the peer's data took to come.
+// later must not keep it spinning, which took the core from this rank's kernels for the whole
+// wait (docs/cluster.md, "The network").
 constexpr auto transfer_spin_window = std::chrono::milliseconds(10);
 constexpr auto receive_spin_window = std::chrono::milliseconds(1);
-// Sleep limits: while a request is in flight (its progress needs polls), and when idle. A receive
-// that has waited long for its sender is polled less often, at most 1/64 of the time waited
-// later than at once (the wake-ups of a thread polling every 50 µs for the whole wait cost a
-// computing core a fifth of its time).
+// Sleep limits: while a request is in flight (its progress needs polls), and when idle. While
+// bulk requests wait with nothing posted or completed, the thread polls at most 1/64 of that time
+// late: the wake-ups grow with the logarithm of the wait, not with the wait.
 constexpr auto busy_sleep_cap = std::chrono::microseconds(50);
 constexpr auto idle_sleep_cap = std::chrono::microseconds(1000);
 constexpr int waited_per_poll = 64;
