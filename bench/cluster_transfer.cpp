@@ -163,15 +163,22 @@ int main(int argc, char** argv) {
     std::mutex lock;
     std::condition_variable answered;
     bool pong = false;
+    // The answer rank 0 waits for (a pong, a transfer's completion), and the wait for it.
+    const auto answer = [&] {
+      std::lock_guard guard(lock);
+      pong = true;
+      answered.notify_all();
+    };
+    const auto await_answer = [&] {
+      std::unique_lock guard(lock);
+      answered.wait(guard, [&] { return pong; });
+      pong = false;
+    };
     strata::cluster::Network& network = program.network();
     network.on(ping_kind, [&network](int source, std::span<const std::byte>) {
       network.post(source, pong_kind, {});
     });
-    network.on(pong_kind, [&](int, std::span<const std::byte>) {
-      std::lock_guard guard(lock);
-      pong = true;
-      answered.notify_all();
-    });
+    network.on(pong_kind, [&](int, std::span<const std::byte>) { answer(); });
     // Network alone: rank 0 announces a transfer id, sends SIZE bytes; rank 1 receives them and
     // sends them back (no tasks, no memory manager).
     std::vector<std::byte> bounce_buffer(sizes.back());
@@ -193,14 +200,8 @@ int main(int argc, char** argv) {
         next_transfer += 2;
         network.post_value(1, bounce_kind, std::pair<std::uint64_t, std::uint64_t>(id, bytes));
         network.send(1, id, data, [](std::exception_ptr) {});
-        network.receive(1, id + 1, data, [&](std::exception_ptr) {
-          std::lock_guard guard(lock);
-          pong = true;
-          answered.notify_all();
-        });
-        std::unique_lock guard(lock);
-        answered.wait(guard, [&] { return pong; });
-        pong = false;
+        network.receive(1, id + 1, data, [&](std::exception_ptr) { answer(); });
+        await_answer();
       }
       return 2.0 * rounds * static_cast<double>(bytes) / seconds_since(start);
     };
@@ -224,17 +225,11 @@ int main(int argc, char** argv) {
       next_transfer += 2;
       const double cpu_start = process_cpu_seconds();
       const auto start = Clock::now();
-      network.receive(1, id, data, [&](std::exception_ptr) {
-        std::lock_guard guard(lock);
-        pong = true;
-        answered.notify_all();
-      });
+      network.receive(1, id, data, [&](std::exception_ptr) { answer(); });
       network.post_value(1, late_kind, std::pair<std::uint64_t, std::uint64_t>(id, bytes));
       std::this_thread::sleep_for(late_delay - std::chrono::milliseconds(10));
       const double waiting_cpu = (process_cpu_seconds() - cpu_start) / seconds_since(start);
-      std::unique_lock guard(lock);
-      answered.wait(guard, [&] { return pong; });
-      pong = false;
+      await_answer();
       const double moving =
           seconds_since(start) - std::chrono::duration<double>(late_delay).count();
       return std::pair<double, double>(static_cast<double>(bytes) / moving, waiting_cpu);
@@ -293,9 +288,7 @@ int main(int argc, char** argv) {
         const auto start = Clock::now();
         for (int i = 0; i < latency_rounds; ++i) {
           network.post(1, ping_kind, {});
-          std::unique_lock guard(lock);
-          answered.wait(guard, [&] { return pong; });
-          pong = false;
+          await_answer();
         }
         results["strata_round_trip"].push_back(seconds_since(start) / latency_rounds);
         for (std::uint64_t bytes : sizes) {
