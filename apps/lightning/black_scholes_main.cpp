@@ -7,7 +7,6 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -15,6 +14,7 @@
 #include "lightning/black_scholes_data.hpp"
 #include "lightning/black_scholes_kernels.hpp"
 #include "lightning/program.hpp"
+#include "lightning/run_options.hpp"
 #include "strata/array/arrays.hpp"
 #include "strata/base/error.hpp"
 
@@ -27,22 +27,17 @@ using array::Distribution;
 using array::Grid;
 using array::WorkDistribution;
 
-struct Options {
+struct Options : lightning::RunOptions {
   std::uint64_t n = 10'000'000;
   int iterations = 10;
   std::uint64_t chunk = 2'500'000;  // options per chunk
   std::uint64_t block = 256;
-  std::string distribution = "rows";
-  std::string devices;  // backends; empty: the configuration's
-  std::uint64_t seed = 1;
-  bool check = true;
 };
 
 struct Outcome {
-  double seconds = 0;
+  lightning::Timed timed;
   std::vector<float> call, put;
   array::LaunchStats stats;
-  lightning::PlanCounts counts;  // of the timed part
 };
 
 Outcome run_black_scholes(node::Node& node, cluster::Driver& driver, const Options& options,
@@ -50,12 +45,8 @@ Outcome run_black_scholes(node::Node& node, cluster::Driver& driver, const Optio
   using device::ElementType;
   const array::ArrayKernel kernel = lightning::black_scholes_kernel();
   array::Arrays arrays(node, driver);
-  const bool round_robin = options.distribution == "round-robin";
-  const Distribution cut = round_robin ? Distribution::round_robin({options.chunk})
-                                       : Distribution::row_blocks(options.chunk);
-  const std::uint64_t blocks = std::max<std::uint64_t>(1, options.chunk / options.block);
-  const WorkDistribution work =
-      round_robin ? WorkDistribution::round_robin({blocks}) : WorkDistribution::tiled({blocks});
+  const Distribution cut = lightning::chunk_distribution(options, options.chunk);
+  const WorkDistribution work = lightning::chunk_work(options, options.chunk, options.block);
   const std::uint64_t n = options.n;
   Array spot = arrays.from_host<float>("S", {n}, cut, data.spot);
   Array strike = arrays.from_host<float>("X", {n}, cut, data.strike);
@@ -71,15 +62,11 @@ Outcome run_black_scholes(node::Node& node, cluster::Driver& driver, const Optio
   };
   // One launch untimed compiles every superblock's kernel (and brings the inputs in place).
   price();
-  arrays.synchronize();
-  const lightning::PlanCounts before = lightning::plan_counts(arrays, driver);
-  const auto start = std::chrono::steady_clock::now();
-  for (int it = 0; it < options.iterations; ++it)
-    price();
-  arrays.synchronize();
   Outcome outcome;
-  outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  outcome.counts = lightning::plan_counts(arrays, driver) - before;
+  outcome.timed = lightning::time_part(arrays, driver, [&] {
+    for (int it = 0; it < options.iterations; ++it)
+      price();
+  });
   outcome.call = arrays.read_as<float>(call);
   outcome.put = arrays.read_as<float>(put);
   outcome.stats = arrays.stats();
@@ -150,15 +137,10 @@ int main(int argc, char** argv) {
   app.add_option("--chunk", options.chunk, "options per chunk, rounded up to whole blocks")
       ->check(CLI::PositiveNumber);
   app.add_option("--block", options.block, "threads per block")->check(CLI::Range(1, 1024));
-  app.add_option("--distribution", options.distribution, "rows or round-robin")
-      ->check(CLI::IsMember({"rows", "round-robin"}));
-  app.add_option("--devices", options.devices, "backends to use, e.g. cpu or cpu,opencl");
-  app.add_option("--seed", options.seed, "seed of the random options");
-  app.add_flag("!--no-check", options.check, "skip the sequential reference (benchmark runs)");
-  app.allow_extras();  // an MPI launcher's own arguments
+  lightning::add_run_options(app, options, {.seed = "seed of the random options"});
   CLI11_PARSE(app, argc, argv);
   options.chunk = lightning::whole_blocks(options.chunk, options.block);
-  try {
+  return lightning::exit_status("lightning_black_scholes", [&] {
     node::Node node(argc, argv, lightning::node_options(options.devices));
     array::Arrays::prepare(node, lightning::black_scholes_kernels());
     const lightning::EuropeanOptions data = lightning::random_options(options.n, options.seed);
@@ -175,24 +157,16 @@ int main(int argc, char** argv) {
         node.devices().size());
     // Each option reads 5 floats and writes 2.
     std::printf("time %.4f s, throughput %.2f Moptions/s (%.3f GB/s of arrays), %llu superblocks\n",
-                outcome.seconds, priced / outcome.seconds / 1e6,
-                priced * 28 / outcome.seconds / 1e9,
+                outcome.timed.seconds, priced / outcome.timed.seconds / 1e6,
+                priced * 28 / outcome.timed.seconds / 1e9,
                 static_cast<unsigned long long>(outcome.stats.superblocks));
-    lightning::print_plan_counts(outcome.counts);
+    lightning::print_plan_counts(outcome.timed.counts);
     if (!options.check) return 0;
-    const auto reference_start = std::chrono::steady_clock::now();
-    const lightning::Prices expected = lightning::black_scholes_reference(data);
-    // One round measured, counted once per iteration of the run.
-    const double round_seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - reference_start).count();
-    const double reference_seconds = round_seconds * options.iterations;
-    std::printf(
-        "sequential reference (one thread, double): %.4f s a round, %.4f s for %d iterations, "
-        "%.2fx the run's time\n",
-        round_seconds, reference_seconds, options.iterations, reference_seconds / outcome.seconds);
+    double round_seconds = 0;
+    const lightning::Prices expected =
+        lightning::measure(round_seconds, [&] { return lightning::black_scholes_reference(data); });
+    lightning::print_reference_per_round("one thread, double", "round", round_seconds,
+                                         options.iterations, outcome.timed.seconds);
     return check(outcome, expected, data) ? 0 : 1;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "lightning_black_scholes: %s\n", e.what());
-    return 1;
-  }
+  });
 }

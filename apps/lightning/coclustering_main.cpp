@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
-#include <chrono>
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -16,6 +16,7 @@
 #include "lightning/coclustering_data.hpp"
 #include "lightning/coclustering_kernels.hpp"
 #include "lightning/program.hpp"
+#include "lightning/run_options.hpp"
 #include "strata/array/arrays.hpp"
 #include "strata/array/npy.hpp"
 #include "strata/base/error.hpp"
@@ -29,7 +30,7 @@ using array::Distribution;
 using array::Grid;
 using array::WorkDistribution;
 
-struct Options {
+struct Options : lightning::RunOptions {
   std::uint64_t rows = 2000;
   std::uint64_t cols = 1000;
   int k = 4;
@@ -38,17 +39,13 @@ struct Options {
   double epsilon = 1e-8;
   std::uint64_t chunk = 500;  // rows per chunk
   std::uint64_t block = 16;   // threads per side of a block
-  std::string distribution = "rows";
-  std::string devices;
-  std::uint64_t seed = 1;
-  std::string input;   // a .npy matrix instead of planted co-clusters
-  std::string labels;  // PREFIX: PREFIX.rows.csv, PREFIX.cols.csv
+  std::string input;          // a .npy matrix instead of planted co-clusters
+  std::string labels;         // PREFIX: PREFIX.rows.csv, PREFIX.cols.csv
   std::string save_matrix;
-  bool check = true;
 };
 
 struct Outcome {
-  double seconds = 0;
+  lightning::Timed timed;
   lightning::CoclusteringResult result;
 };
 
@@ -61,19 +58,16 @@ Outcome run_coclustering(node::Node& node, cluster::Driver& driver, const Option
   const auto l = static_cast<std::uint64_t>(options.l);
   const std::vector<array::ArrayKernel> kernels = lightning::coclustering_kernels();
   array::Arrays arrays(node, driver);
-  const bool round_robin = options.distribution == "round-robin";
   // Row blocks of the matrix; the label and per-row arrays cut the same way.
-  const Distribution cut = round_robin ? Distribution::round_robin({options.chunk})
-                                       : Distribution::row_blocks(options.chunk);
-  const Distribution columns = round_robin ? Distribution::round_robin({options.chunk})
-                                           : Distribution::row_blocks(options.chunk);
+  const Distribution cut = lightning::chunk_distribution(options, options.chunk);
+  const Distribution columns = lightning::chunk_distribution(options, options.chunk);
   const std::uint64_t blocks = std::max<std::uint64_t>(1, options.chunk / options.block);
   // Matrix launches (x: columns, y: rows): superblocks of whole rows, `blocks` blocks of them.
   const std::uint64_t across = (n + options.block - 1) / options.block;
-  const WorkDistribution by_rows = round_robin ? WorkDistribution::round_robin({across, blocks})
-                                               : WorkDistribution::tiled({across, blocks});
-  const WorkDistribution by_index =
-      round_robin ? WorkDistribution::round_robin({blocks}) : WorkDistribution::tiled({blocks});
+  const WorkDistribution by_rows = options.round_robin()
+                                       ? WorkDistribution::round_robin({across, blocks})
+                                       : WorkDistribution::tiled({across, blocks});
+  const WorkDistribution by_index = lightning::chunk_work(options, options.chunk, options.block);
   const lightning::CoclusteringStart first =
       lightning::coclustering_start(values, m, n, options.k, options.l);
   const std::vector<std::int32_t>& row_init = first.rows;
@@ -111,15 +105,14 @@ Outcome run_coclustering(node::Node& node, cluster::Driver& driver, const Option
   iterate();
   arrays.write(rows, std::as_bytes(std::span<const std::int32_t>(row_init)));
   arrays.write(cols, std::as_bytes(std::span<const std::int32_t>(col_init)));
-  arrays.synchronize();
-  const auto start = std::chrono::steady_clock::now();
-  for (int it = 0; it < options.iterations; ++it)
-    iterate();
   Outcome outcome;
-  outcome.result.rows = arrays.read_as<std::int32_t>(rows);
-  outcome.result.cols = arrays.read_as<std::int32_t>(cols);
-  outcome.result.error = arrays.read_as<float>(error)[0];
-  outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  outcome.timed = lightning::time_part(arrays, driver, [&] {
+    for (int it = 0; it < options.iterations; ++it)
+      iterate();
+    outcome.result.rows = arrays.read_as<std::int32_t>(rows);
+    outcome.result.cols = arrays.read_as<std::int32_t>(cols);
+    outcome.result.error = arrays.read_as<float>(error)[0];
+  });
   for (Array* gone : {&z, &rows, &cols, &sums, &counts, &row_sums, &col_sums, &row_counts, &error})
     arrays.destroy(*gone);
   return outcome;
@@ -159,17 +152,14 @@ int main(int argc, char** argv) {
   app.add_option("--chunk", options.chunk, "rows per chunk, rounded up to whole blocks")
       ->check(CLI::PositiveNumber);
   app.add_option("--block", options.block, "threads per block side")->check(CLI::Range(1, 32));
-  app.add_option("--distribution", options.distribution, "rows or round-robin")
-      ->check(CLI::IsMember({"rows", "round-robin"}));
-  app.add_option("--devices", options.devices, "backends to use, e.g. cpu or cpu,opencl");
-  app.add_option("--seed", options.seed, "seed of the planted co-clusters");
   app.add_option("--labels", options.labels, "write PREFIX.rows.csv and PREFIX.cols.csv");
   app.add_option("--save-matrix", options.save_matrix, "write the input matrix as .npy");
-  app.add_flag("!--no-check", options.check, "skip the sequential reference");
-  app.allow_extras();
+  lightning::add_run_options(
+      app, options,
+      {.seed = "seed of the planted co-clusters", .no_check = "skip the sequential reference"});
   CLI11_PARSE(app, argc, argv);
   options.chunk = lightning::whole_blocks(options.chunk, options.block);
-  try {
+  return lightning::exit_status("lightning_coclustering", [&] {
     lightning::PlantedMatrix data;
     if (!options.input.empty()) {
       array::NpyHeader header;
@@ -220,8 +210,8 @@ int main(int argc, char** argv) {
     std::printf(
         "time %.4f s (%.4f s per iteration), throughput %.3f GB/s of matrix per "
         "iteration, error %.6g\n",
-        outcome.seconds, outcome.seconds / options.iterations,
-        cells * 4 * options.iterations / outcome.seconds / 1e9, outcome.result.error);
+        outcome.timed.seconds, outcome.timed.seconds / options.iterations,
+        cells * 4 * options.iterations / outcome.timed.seconds / 1e9, outcome.result.error);
     if (!options.save_matrix.empty()) {
       array::write_npy(options.save_matrix, device::ElementType::f32, {options.rows, options.cols},
                        std::as_bytes(std::span(data.values)));
@@ -231,14 +221,12 @@ int main(int argc, char** argv) {
       write_labels(options.labels + ".cols.csv", "column", outcome.result.cols);
     }
     if (!options.check) return 0;
-    const auto start = std::chrono::steady_clock::now();
-    const lightning::CoclusteringResult expected =
-        lightning::coclustering_reference(data.values, options.rows, options.cols, options.k,
-                                          options.l, options.iterations, options.epsilon);
-    const double reference_seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::printf("sequential reference (one thread, double): %.4f s, %.2fx the run's time\n",
-                reference_seconds, reference_seconds / outcome.seconds);
+    double reference_seconds = 0;
+    const lightning::CoclusteringResult expected = lightning::measure(reference_seconds, [&] {
+      return lightning::coclustering_reference(data.values, options.rows, options.cols, options.k,
+                                               options.l, options.iterations, options.epsilon);
+    });
+    lightning::print_reference("one thread, double", reference_seconds, outcome.timed.seconds);
     const std::uint64_t same_rows = agreeing(outcome.result.rows, expected.rows);
     const std::uint64_t same_cols = agreeing(outcome.result.cols, expected.cols);
     const bool passed = same_rows == expected.rows.size() && same_cols == expected.cols.size();
@@ -256,8 +244,5 @@ int main(int argc, char** argv) {
         expected.rows.size(), static_cast<unsigned long long>(same_cols), expected.cols.size(),
         planted.c_str());
     return passed ? 0 : 1;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "lightning_coclustering: %s\n", e.what());
-    return 1;
-  }
+  });
 }

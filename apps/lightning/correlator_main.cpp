@@ -9,7 +9,6 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -17,6 +16,7 @@
 #include "lightning/correlator_data.hpp"
 #include "lightning/correlator_kernels.hpp"
 #include "lightning/program.hpp"
+#include "lightning/run_options.hpp"
 #include "strata/array/arrays.hpp"
 #include "strata/base/error.hpp"
 
@@ -29,24 +29,19 @@ using array::Distribution;
 using array::Grid;
 using array::WorkDistribution;
 
-struct Options {
+struct Options : lightning::RunOptions {
   std::uint64_t n = 256;  // channels
   std::uint64_t antennas = 256;
   std::uint64_t samples = 128;  // time samples per channel and antenna
   int iterations = 3;
   std::uint64_t chunk = 64;  // channels per chunk (the paper's)
   std::uint64_t block = 16;  // the side of a square block of antenna pairs
-  std::string distribution = "rows";
-  std::string devices;  // backends; empty: the configuration's
-  std::uint64_t seed = 1;
-  bool check = true;
 };
 
 struct Outcome {
-  double seconds = 0;
+  lightning::Timed timed;
   std::vector<float> visibilities;
   array::LaunchStats stats;
-  lightning::PlanCounts counts;  // of the timed part
 };
 
 Outcome run_correlator(node::Node& node, cluster::Driver& driver, const Options& options,
@@ -54,13 +49,11 @@ Outcome run_correlator(node::Node& node, cluster::Driver& driver, const Options&
   using device::ElementType;
   const array::ArrayKernel kernel = lightning::correlator_kernel();
   array::Arrays arrays(node, driver);
-  const bool round_robin = options.distribution == "round-robin";
-  const Distribution cut = round_robin ? Distribution::round_robin({options.chunk})
-                                       : Distribution::row_blocks(options.chunk);
+  const Distribution cut = lightning::chunk_distribution(options, options.chunk);
   // A superblock is `chunk` channels of the whole antenna grid (the kernel's annotation writes
   // all of a channel's baselines), so with the same cut it uses its own chunks directly.
   const std::uint64_t side = (options.antennas + options.block - 1) / options.block;
-  const WorkDistribution work = round_robin
+  const WorkDistribution work = options.round_robin()
                                     ? WorkDistribution::round_robin({side, side, options.chunk})
                                     : WorkDistribution::tiled({side, side, options.chunk});
   const std::uint64_t baselines = lightning::correlator_baselines(options.antennas);
@@ -77,15 +70,11 @@ Outcome run_correlator(node::Node& node, cluster::Driver& driver, const Options&
   };
   // One launch untimed compiles every superblock's kernel (and brings the samples in place).
   correlate();
-  arrays.synchronize();
-  const lightning::PlanCounts before = lightning::plan_counts(arrays, driver);
-  const auto start = std::chrono::steady_clock::now();
-  for (int it = 0; it < options.iterations; ++it)
-    correlate();
-  arrays.synchronize();
   Outcome outcome;
-  outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  outcome.counts = lightning::plan_counts(arrays, driver) - before;
+  outcome.timed = lightning::time_part(arrays, driver, [&] {
+    for (int it = 0; it < options.iterations; ++it)
+      correlate();
+  });
   // Read back a chunk of channels at a time: the whole of the visibilities need not fit a device.
   outcome.visibilities.reserve(options.n * baselines * 2);
   for (std::uint64_t c = 0; c < options.n; c += options.chunk) {
@@ -159,14 +148,9 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   app.add_option("--block", options.block, "the side of a square block of antenna pairs")
       ->check(CLI::Range(1, 1024));
-  app.add_option("--distribution", options.distribution, "rows or round-robin")
-      ->check(CLI::IsMember({"rows", "round-robin"}));
-  app.add_option("--devices", options.devices, "backends to use, e.g. cpu or cpu,opencl");
-  app.add_option("--seed", options.seed, "seed of the random samples");
-  app.add_flag("!--no-check", options.check, "skip the sequential reference (benchmark runs)");
-  app.allow_extras();  // an MPI launcher's own arguments
+  lightning::add_run_options(app, options, {.seed = "seed of the random samples"});
   CLI11_PARSE(app, argc, argv);
-  try {
+  return lightning::exit_status("lightning_correlator", [&] {
     if (options.block * options.block > 1024) {
       throw Error(fmt::format(
           "--block {0} makes blocks of {0} x {0} = {1} antenna pairs (threads); at most 1024 "
@@ -197,23 +181,16 @@ int main(int argc, char** argv) {
         static_cast<unsigned long long>(options.chunk), options.distribution.c_str(), node.size(),
         node.devices().size());
     std::printf("time %.4f s, throughput %.2f channels/s (%.2f GFLOP/s), %llu superblocks\n",
-                outcome.seconds, channels / outcome.seconds, flops / outcome.seconds / 1e9,
+                outcome.timed.seconds, channels / outcome.timed.seconds,
+                flops / outcome.timed.seconds / 1e9,
                 static_cast<unsigned long long>(outcome.stats.superblocks));
-    lightning::print_plan_counts(outcome.counts);
+    lightning::print_plan_counts(outcome.timed.counts);
     if (!options.check) return 0;
-    const auto reference_start = std::chrono::steady_clock::now();
-    const std::vector<double> expected = lightning::correlator_reference(shape, samples);
-    // One round measured, counted once per iteration of the run.
-    const double round_seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - reference_start).count();
-    const double reference_seconds = round_seconds * options.iterations;
-    std::printf(
-        "sequential reference (one thread, double): %.4f s a round, %.4f s for %d iterations, "
-        "%.2fx the run's time\n",
-        round_seconds, reference_seconds, options.iterations, reference_seconds / outcome.seconds);
+    double round_seconds = 0;
+    const std::vector<double> expected = lightning::measure(
+        round_seconds, [&] { return lightning::correlator_reference(shape, samples); });
+    lightning::print_reference_per_round("one thread, double", "round", round_seconds,
+                                         options.iterations, outcome.timed.seconds);
     return check(outcome, expected, shape) ? 0 : 1;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "lightning_correlator: %s\n", e.what());
-    return 1;
-  }
+  });
 }

@@ -19,6 +19,7 @@
 #include "lightning/gemm_data.hpp"
 #include "lightning/gemm_kernels.hpp"
 #include "lightning/program.hpp"
+#include "lightning/run_options.hpp"
 #include "strata/array/arrays.hpp"
 #include "strata/base/error.hpp"
 
@@ -35,23 +36,18 @@ using array::Distribution;
 using array::Grid;
 using array::WorkDistribution;
 
-struct Options {
+struct Options : lightning::RunOptions {
   std::uint64_t n = 2048;
   int iterations = 1;
   std::uint64_t chunk = 512;  // rows per chunk
   std::uint64_t columns = 0;  // columns per tile (tiles distribution); 0: the chunk's rows
   std::uint64_t block = 16;   // threads per block side
-  std::string distribution = "rows";
-  std::string devices;  // backends; empty: the configuration's
-  std::uint64_t seed = 1;
-  bool check = true;
 };
 
 struct Outcome {
-  double seconds = 0;
+  lightning::Timed timed;
   std::vector<float> c;
   array::LaunchStats stats;
-  lightning::PlanCounts counts;  // of the timed part
 };
 
 Outcome run_gemm(node::Node& node, cluster::Driver& driver, const Options& options,
@@ -59,12 +55,10 @@ Outcome run_gemm(node::Node& node, cluster::Driver& driver, const Options& optio
   using device::ElementType;
   const array::ArrayKernel kernel = lightning::gemm_kernel();
   array::Arrays arrays(node, driver);
-  const bool round_robin = options.distribution == "round-robin";
   const bool tiles = options.distribution == "tiles";
   // Blocks of `chunk` whole rows for A, B and C; round-robin deals them in turn. Tiles: B in
   // blocks of `columns` whole columns, C in tiles of `chunk` rows by `columns` columns.
-  const Distribution rows = round_robin ? Distribution::round_robin({options.chunk})
-                                        : Distribution::row_blocks(options.chunk);
+  const Distribution rows = lightning::chunk_distribution(options, options.chunk);
   const Distribution b_chunks = tiles ? Distribution::column_blocks(options.columns) : rows;
   const Distribution c_chunks =
       tiles ? Distribution::tiles({options.chunk, options.columns}) : rows;
@@ -75,7 +69,7 @@ Outcome run_gemm(node::Node& node, cluster::Driver& driver, const Options& optio
   const std::uint64_t block_cols = tiles
                                        ? std::max<std::uint64_t>(1, options.columns / options.block)
                                        : (options.n + options.block - 1) / options.block;
-  const WorkDistribution work = round_robin
+  const WorkDistribution work = options.round_robin()
                                     ? WorkDistribution::round_robin({block_cols, block_rows})
                                     : WorkDistribution::tiled({block_cols, block_rows});
   const std::vector<std::uint64_t> shape{options.n, options.n};
@@ -89,15 +83,11 @@ Outcome run_gemm(node::Node& node, cluster::Driver& driver, const Options& optio
   };
   // One launch untimed compiles every superblock's kernel and assembles B where it is read.
   multiply();
-  arrays.synchronize();
-  const lightning::PlanCounts before = lightning::plan_counts(arrays, driver);
-  const auto start = std::chrono::steady_clock::now();
-  for (int it = 0; it < options.iterations; ++it)
-    multiply();
-  arrays.synchronize();
   Outcome outcome;
-  outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  outcome.counts = lightning::plan_counts(arrays, driver) - before;
+  outcome.timed = lightning::time_part(arrays, driver, [&] {
+    for (int it = 0; it < options.iterations; ++it)
+      multiply();
+  });
   outcome.c = arrays.read_as<float>(c);
   outcome.stats = arrays.stats();
   for (Array* gone : {&a, &b, &c})
@@ -154,20 +144,19 @@ int main(int argc, char** argv) {
                  "columns per tile with --distribution tiles, rounded up to whole blocks "
                  "(default: --chunk)")
       ->check(CLI::PositiveNumber);
-  app.add_option("--distribution", options.distribution,
-                 "rows, round-robin (row blocks dealt in turn) or tiles (B in blocks of columns, "
-                 "C in tiles: B need not fit a device whole)")
-      ->check(CLI::IsMember({"rows", "round-robin", "tiles"}));
-  app.add_option("--devices", options.devices, "backends to use, e.g. cpu or cpu,opencl");
-  app.add_option("--seed", options.seed, "seed of the random matrices");
-  app.add_flag("!--no-check", options.check,
-               "skip the sequential reference and OpenBLAS's product (benchmark runs)");
-  app.allow_extras();  // an MPI launcher's own arguments
+  lightning::add_run_options(
+      app, options,
+      {.seed = "seed of the random matrices",
+       .distribution =
+           "rows, round-robin (row blocks dealt in turn) or tiles (B in blocks of columns, "
+           "C in tiles: B need not fit a device whole)",
+       .distributions = {"rows", "round-robin", "tiles"},
+       .no_check = "skip the sequential reference and OpenBLAS's product (benchmark runs)"});
   CLI11_PARSE(app, argc, argv);
   options.chunk = lightning::whole_blocks(options.chunk, options.block);
   options.columns = lightning::whole_blocks(options.columns == 0 ? options.chunk : options.columns,
                                             options.block);
-  try {
+  return lightning::exit_status("lightning_gemm", [&] {
     node::Node node(argc, argv, lightning::node_options(options.devices));
     array::Arrays::prepare(node, lightning::gemm_kernels());
     const std::uint64_t n = options.n;
@@ -191,22 +180,21 @@ int main(int argc, char** argv) {
     std::printf(
         "time %.4f s, throughput %.2f GFLOP/s, %llu superblocks, %llu assembled and %llu "
         "reused regions, %llu box copies\n",
-        outcome.seconds, flops * options.iterations / outcome.seconds / 1e9,
+        outcome.timed.seconds, flops * options.iterations / outcome.timed.seconds / 1e9,
         static_cast<unsigned long long>(outcome.stats.superblocks),
         static_cast<unsigned long long>(outcome.stats.assembled_regions),
         static_cast<unsigned long long>(outcome.stats.reused_regions),
         static_cast<unsigned long long>(outcome.stats.box_copies));
-    lightning::print_plan_counts(outcome.counts);
+    lightning::print_plan_counts(outcome.timed.counts);
     if (!options.check) return 0;
-    const auto reference_start = std::chrono::steady_clock::now();
-    const std::vector<double> expected = lightning::gemm_reference(a, b, n);
-    const double round_seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - reference_start).count();
+    double round_seconds = 0;
+    const std::vector<double> expected =
+        lightning::measure(round_seconds, [&] { return lightning::gemm_reference(a, b, n); });
     const double reference_seconds = round_seconds * options.iterations;
     std::printf(
         "sequential reference (one thread, blocked, double): %.4f s a product, %.2f GFLOP/s, "
         "%.2fx the run's time\n",
-        round_seconds, flops / round_seconds / 1e9, reference_seconds / outcome.seconds);
+        round_seconds, flops / round_seconds / 1e9, reference_seconds / outcome.timed.seconds);
 #ifdef STRATA_LIGHTNING_HAVE_OPENBLAS
     {
       std::vector<float> c_blas(n * n);
@@ -219,13 +207,12 @@ int main(int argc, char** argv) {
       const auto blas_start = std::chrono::steady_clock::now();
       for (int it = 0; it < options.iterations; ++it)
         sgemm();
-      const double blas_seconds =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - blas_start).count();
+      const double blas_seconds = lightning::seconds_since(blas_start);
       std::printf(
           "OpenBLAS cblas_sgemm (%d thread(s)): %.4f s, %.2f GFLOP/s; Strata / OpenBLAS time "
           "%.2f\n",
           openblas_get_num_threads(), blas_seconds, flops * options.iterations / blas_seconds / 1e9,
-          outcome.seconds / blas_seconds);
+          outcome.timed.seconds / blas_seconds);
     }
 #else
     std::printf("OpenBLAS: not built in (configure did not find it: install libopenblas-dev)\n");
@@ -233,8 +220,5 @@ int main(int argc, char** argv) {
     return check(outcome.c, expected, lightning::row_norms(a, n), lightning::column_norms(b, n), n)
                ? 0
                : 1;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "lightning_gemm: %s\n", e.what());
-    return 1;
-  }
+  });
 }

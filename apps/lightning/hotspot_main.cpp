@@ -8,7 +8,6 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <span>
@@ -18,6 +17,7 @@
 #include "lightning/hotspot_data.hpp"
 #include "lightning/hotspot_kernels.hpp"
 #include "lightning/program.hpp"
+#include "lightning/run_options.hpp"
 #include "strata/array/arrays.hpp"
 #include "strata/base/error.hpp"
 
@@ -30,24 +30,19 @@ using array::Distribution;
 using array::Grid;
 using array::WorkDistribution;
 
-struct Options {
+struct Options : lightning::RunOptions {
   std::uint64_t n = 0;  // cells per side; sets --rows and --cols
   std::uint64_t rows = 4096;
   std::uint64_t cols = 4096;
   int iterations = 10;
   std::uint64_t chunk = 1024;  // rows per tile
   std::uint64_t block = 16;    // threads per block side (Rodinia's BLOCK_SIZE)
-  std::string distribution = "rows";
-  std::string devices;  // backends; empty: the configuration's
-  std::uint64_t seed = 1;
-  bool check = true;
 };
 
 struct Outcome {
-  double seconds = 0;
+  lightning::Timed timed;
   std::vector<float> temp;
   array::LaunchStats stats;
-  lightning::PlanCounts counts;  // of the timed part
 };
 
 Outcome run_hotspot(node::Node& node, cluster::Driver& driver, const Options& options,
@@ -55,16 +50,15 @@ Outcome run_hotspot(node::Node& node, cluster::Driver& driver, const Options& op
   using device::ElementType;
   const array::ArrayKernel kernel = lightning::hotspot_kernel();
   array::Arrays arrays(node, driver);
-  const bool round_robin = options.distribution == "round-robin";
   // Tiles of `chunk` whole rows with a halo of one row above and below (the column halo is
   // clamped away: tiles span every column).
   Distribution tiles = Distribution::stencil({options.chunk, options.cols}, {1, 1});
-  if (round_robin) tiles = tiles.assigned(Distribution::Assign::round_robin);
+  if (options.round_robin()) tiles = tiles.assigned(Distribution::Assign::round_robin);
   // A superblock is a tile's rows of blocks when --chunk is a multiple of --block: it then reads
   // and writes its own tile directly.
   const std::uint64_t block_rows = std::max<std::uint64_t>(1, options.chunk / options.block);
   const std::uint64_t block_cols = (options.cols + options.block - 1) / options.block;
-  const WorkDistribution work = round_robin
+  const WorkDistribution work = options.round_robin()
                                     ? WorkDistribution::round_robin({block_cols, block_rows})
                                     : WorkDistribution::tiled({block_cols, block_rows});
   const std::vector<std::uint64_t> shape{options.rows, options.cols};
@@ -86,15 +80,11 @@ Outcome run_hotspot(node::Node& node, cluster::Driver& driver, const Options& op
   step();
   step();
   arrays.write(temp, std::as_bytes(std::span<const float>(chip.temp)));
-  arrays.synchronize();
-  const lightning::PlanCounts before = lightning::plan_counts(arrays, driver);
-  const auto start = std::chrono::steady_clock::now();
-  for (int it = 0; it < options.iterations; ++it)
-    step();
-  arrays.synchronize();
   Outcome outcome;
-  outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  outcome.counts = lightning::plan_counts(arrays, driver) - before;
+  outcome.timed = lightning::time_part(arrays, driver, [&] {
+    for (int it = 0; it < options.iterations; ++it)
+      step();
+  });
   outcome.temp = arrays.read_as<float>(temp);
   outcome.stats = arrays.stats();
   for (Array* gone : {&power, &temp, &out})
@@ -141,16 +131,12 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   app.add_option("--block", options.block, "threads per block side (block x block threads)")
       ->check(CLI::Range(1, 32));
-  app.add_option("--distribution", options.distribution,
-                 "rows or round-robin (tiles dealt in turn)")
-      ->check(CLI::IsMember({"rows", "round-robin"}));
-  app.add_option("--devices", options.devices, "backends to use, e.g. cpu or cpu,opencl");
-  app.add_option("--seed", options.seed, "seed of the generated chip");
-  app.add_flag("!--no-check", options.check, "skip the sequential reference (benchmark runs)");
-  app.allow_extras();  // an MPI launcher's own arguments
+  lightning::add_run_options(app, options,
+                             {.seed = "seed of the generated chip",
+                              .distribution = "rows or round-robin (tiles dealt in turn)"});
   CLI11_PARSE(app, argc, argv);
   options.chunk = lightning::whole_blocks(options.chunk, options.block);
-  try {
+  return lightning::exit_status("lightning_hotspot", [&] {
     if (options.n != 0) options.rows = options.cols = options.n;
     node::Node node(argc, argv, lightning::node_options(options.devices));
     array::Arrays::prepare(node, lightning::hotspot_kernels());
@@ -175,21 +161,18 @@ int main(int argc, char** argv) {
     std::printf(
         "time %.4f s, throughput %.2f Mcells*iterations/s (%.3f GB/s of grids), %llu superblocks, "
         "%llu box copies\n",
-        outcome.seconds, cells / outcome.seconds / 1e6, cells * 12 / outcome.seconds / 1e9,
+        outcome.timed.seconds, cells / outcome.timed.seconds / 1e6,
+        cells * 12 / outcome.timed.seconds / 1e9,
         static_cast<unsigned long long>(outcome.stats.superblocks),
         static_cast<unsigned long long>(outcome.stats.box_copies));
-    lightning::print_plan_counts(outcome.counts);
+    lightning::print_plan_counts(outcome.timed.counts);
     if (!options.check) return 0;
-    const auto reference_start = std::chrono::steady_clock::now();
-    const std::vector<float> expected = lightning::hotspot_reference(
-        chip, options.rows, options.cols, options.iterations, constants);
-    const double reference_seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - reference_start).count();
-    std::printf("sequential reference (one thread, f32): %.4f s, %.2fx the run's time\n",
-                reference_seconds, reference_seconds / outcome.seconds);
+    double reference_seconds = 0;
+    const std::vector<float> expected = lightning::measure(reference_seconds, [&] {
+      return lightning::hotspot_reference(chip, options.rows, options.cols, options.iterations,
+                                          constants);
+    });
+    lightning::print_reference("one thread, f32", reference_seconds, outcome.timed.seconds);
     return check(outcome.temp, expected, options.iterations) ? 0 : 1;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "lightning_hotspot: %s\n", e.what());
-    return 1;
-  }
+  });
 }

@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -16,6 +15,7 @@
 #include "lightning/kmeans_data.hpp"
 #include "lightning/kmeans_kernels.hpp"
 #include "lightning/program.hpp"
+#include "lightning/run_options.hpp"
 #include "strata/array/arrays.hpp"
 #include "strata/base/error.hpp"
 
@@ -28,24 +28,19 @@ using array::Distribution;
 using array::Grid;
 using array::WorkDistribution;
 
-struct Options {
+struct Options : lightning::RunOptions {
   std::uint64_t n = 1'000'000;
   int k = 40;
   int iterations = 5;
   std::uint64_t chunk = 250'000;  // points per chunk
   std::uint64_t block = 256;
-  std::string distribution = "rows";
-  std::string devices;  // backends; empty: the configuration's
-  std::uint64_t seed = 1;
   std::string centres_csv;
-  bool check = true;
 };
 
 struct Outcome {
-  double seconds = 0;
+  lightning::Timed timed;
   lightning::KMeansResult result;
   array::LaunchStats stats;
-  lightning::PlanCounts counts;  // of the timed part
 };
 
 Outcome run_kmeans(node::Node& node, cluster::Driver& driver, const Options& options,
@@ -55,12 +50,8 @@ Outcome run_kmeans(node::Node& node, cluster::Driver& driver, const Options& opt
   const auto k = static_cast<std::uint64_t>(options.k);
   const std::vector<array::ArrayKernel> kernels = lightning::kmeans_kernels();
   array::Arrays arrays(node, driver);
-  const bool round_robin = options.distribution == "round-robin";
-  const Distribution cut = round_robin ? Distribution::round_robin({options.chunk})
-                                       : Distribution::row_blocks(options.chunk);
-  const std::uint64_t blocks = std::max<std::uint64_t>(1, options.chunk / options.block);
-  const WorkDistribution work =
-      round_robin ? WorkDistribution::round_robin({blocks}) : WorkDistribution::tiled({blocks});
+  const Distribution cut = lightning::chunk_distribution(options, options.chunk);
+  const WorkDistribution work = lightning::chunk_work(options, options.chunk, options.block);
   const std::vector<float> seeds(points.begin(),
                                  points.begin() + static_cast<std::ptrdiff_t>(k * features));
   Array dpoints = arrays.from_host<float>("points", {options.n, features}, cut, points);
@@ -83,15 +74,13 @@ Outcome run_kmeans(node::Node& node, cluster::Driver& driver, const Options& opt
   // One round untimed compiles every superblock's kernels; the seeds then go back in place.
   iterate();
   arrays.write(centres, std::as_bytes(std::span<const float>(seeds)));
-  arrays.synchronize();
-  const lightning::PlanCounts before = lightning::plan_counts(arrays, driver);
-  const auto start = std::chrono::steady_clock::now();
-  for (int it = 0; it < options.iterations; ++it)
-    iterate();
   Outcome outcome;
-  outcome.result.centres = arrays.read_as<float>(centres);
-  outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  outcome.counts = lightning::plan_counts(arrays, driver) - before;
+  // The timed part ends when the final centres are read.
+  outcome.timed = lightning::time_part(arrays, driver, [&] {
+    for (int it = 0; it < options.iterations; ++it)
+      iterate();
+    outcome.result.centres = arrays.read_as<float>(centres);
+  });
   outcome.result.labels = arrays.read_as<std::int32_t>(labels);
   outcome.stats = arrays.stats();
   for (Array* gone : {&dpoints, &centres, &labels, &sums, &counts})
@@ -146,16 +135,11 @@ int main(int argc, char** argv) {
   app.add_option("--chunk", options.chunk, "points per chunk, rounded up to whole blocks")
       ->check(CLI::PositiveNumber);
   app.add_option("--block", options.block, "threads per block")->check(CLI::Range(1, 1024));
-  app.add_option("--distribution", options.distribution, "rows or round-robin")
-      ->check(CLI::IsMember({"rows", "round-robin"}));
-  app.add_option("--devices", options.devices, "backends to use, e.g. cpu or cpu,opencl");
-  app.add_option("--seed", options.seed, "seed of the planted clusters");
   app.add_option("--centres", options.centres_csv, "write the final centres to this CSV file");
-  app.add_flag("!--no-check", options.check, "skip the sequential reference (benchmark runs)");
-  app.allow_extras();  // an MPI launcher's own arguments
+  lightning::add_run_options(app, options, {.seed = "seed of the planted clusters"});
   CLI11_PARSE(app, argc, argv);
   options.chunk = lightning::whole_blocks(options.chunk, options.block);
-  try {
+  return lightning::exit_status("lightning_kmeans", [&] {
     if (options.n < static_cast<std::uint64_t>(options.k)) {
       throw Error(fmt::format("--n {} is fewer points than --k {} clusters", options.n, options.k));
     }
@@ -175,22 +159,17 @@ int main(int argc, char** argv) {
         static_cast<unsigned long long>(options.chunk), options.distribution.c_str(), node.size(),
         node.devices().size());
     std::printf("time %.4f s, throughput %.2f Mpoints/s (%.3f GB/s of points), %llu superblocks\n",
-                outcome.seconds, points / outcome.seconds / 1e6,
-                points * 16 / outcome.seconds / 1e9,
+                outcome.timed.seconds, points / outcome.timed.seconds / 1e6,
+                points * 16 / outcome.timed.seconds / 1e9,
                 static_cast<unsigned long long>(outcome.stats.superblocks));
-    lightning::print_plan_counts(outcome.counts);
+    lightning::print_plan_counts(outcome.timed.counts);
     if (!options.centres_csv.empty()) write_centres(options.centres_csv, outcome.result.centres);
     if (!options.check) return 0;
-    const auto reference_start = std::chrono::steady_clock::now();
-    const lightning::KMeansResult expected =
-        lightning::kmeans_reference(data.points, options.k, options.iterations);
-    const double reference_seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - reference_start).count();
-    std::printf("sequential reference (one thread, double sums): %.4f s, %.2fx the run's time\n",
-                reference_seconds, reference_seconds / outcome.seconds);
+    double reference_seconds = 0;
+    const lightning::KMeansResult expected = lightning::measure(reference_seconds, [&] {
+      return lightning::kmeans_reference(data.points, options.k, options.iterations);
+    });
+    lightning::print_reference("one thread, double sums", reference_seconds, outcome.timed.seconds);
     return check(outcome.result, expected, data.truth, options.k) ? 0 : 1;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "lightning_kmeans: %s\n", e.what());
-    return 1;
-  }
+  });
 }

@@ -11,7 +11,6 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <limits>
 #include <random>
@@ -20,6 +19,7 @@
 #include "lightning/md5_data.hpp"
 #include "lightning/md5_kernels.hpp"
 #include "lightning/program.hpp"
+#include "lightning/run_options.hpp"
 #include "strata/array/arrays.hpp"
 #include "strata/base/error.hpp"
 
@@ -39,15 +39,11 @@ using array::WorkDistribution;
 constexpr std::int32_t not_found = std::numeric_limits<std::int32_t>::max();
 constexpr std::uint64_t digests_checked = 1000;  // keys whose digests the kernels write
 
-struct Options {
+struct Options : lightning::RunOptions {
   std::uint64_t n = 1 << 24;  // candidate keys
   int iterations = 10;
   std::uint64_t chunk = 1 << 22;  // keys per superblock
   std::uint64_t block = 256;
-  std::string distribution = "rows";
-  std::string devices;  // backends; empty: the configuration's
-  std::uint64_t seed = 1;
-  bool check = true;
 };
 
 // One search: where its key is planted (n: nowhere), whether it is timed, and whether its result
@@ -59,11 +55,10 @@ struct Search {
 };
 
 struct Outcome {
-  double seconds = 0;
+  lightning::Timed timed;
   std::vector<std::int32_t> found;     // per search; -1 where not read
   std::vector<std::uint32_t> digests;  // digests_checked x 4
   array::LaunchStats stats;
-  lightning::PlanCounts counts;  // of the timed part
 };
 
 std::uint64_t keys_per_superblock(const Options& options) {
@@ -101,10 +96,7 @@ Outcome run_md5(node::Node& node, cluster::Driver& driver, const Options& option
   const array::ArrayKernel search = lightning::md5_search_kernel();
   const array::ArrayKernel digest = lightning::md5_digest_kernel();
   array::Arrays arrays(node, driver);
-  const bool round_robin = options.distribution == "round-robin";
-  const std::uint64_t blocks = std::max<std::uint64_t>(1, options.chunk / options.block);
-  const WorkDistribution work =
-      round_robin ? WorkDistribution::round_robin({blocks}) : WorkDistribution::tiled({blocks});
+  const WorkDistribution work = lightning::chunk_work(options, options.chunk, options.block);
   // The search's result, replicated (a reduction's result reaches every replica).
   Array found = arrays.create("found", ElementType::i32, {1}, Distribution::replicated());
   arrays.fill(found, not_found);
@@ -124,15 +116,11 @@ Outcome run_md5(node::Node& node, cluster::Driver& driver, const Options& option
   // The first search untimed compiles every superblock's kernel.
   launch(0);
   result(0);
-  arrays.synchronize();
-  const lightning::PlanCounts before = lightning::plan_counts(arrays, driver);
-  const auto start = std::chrono::steady_clock::now();
   std::size_t slot = 1;
-  for (; slot < searches.size() && searches[slot].timed; ++slot)
-    launch(slot);
-  arrays.synchronize();
-  outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  outcome.counts = lightning::plan_counts(arrays, driver) - before;
+  outcome.timed = lightning::time_part(arrays, driver, [&] {
+    for (; slot < searches.size() && searches[slot].timed; ++slot)
+      launch(slot);
+  });
   outcome.stats = arrays.stats();
   result(slot - 1);
   for (; slot < searches.size(); ++slot) {
@@ -142,8 +130,7 @@ Outcome run_md5(node::Node& node, cluster::Driver& driver, const Options& option
   // The first keys' digests, in superblocks of one block dealt over every device.
   const std::uint64_t keys = std::min(options.n, digests_checked);
   const std::uint64_t digest_block = 16;
-  const WorkDistribution one_block =
-      round_robin ? WorkDistribution::round_robin({1}) : WorkDistribution::tiled({1});
+  const WorkDistribution one_block = lightning::chunk_work(options, 1, 1);
   Array digests = arrays.create("digests", ElementType::u32, {keys, 4},
                                 Distribution::row_blocks((keys + 3) / 4));
   arrays.launch(digest, Grid{{keys}, {digest_block}}, one_block,
@@ -228,15 +215,12 @@ int main(int argc, char** argv) {
   app.add_option("--iterations", options.iterations, "timed searches")->check(CLI::Range(1, 10000));
   app.add_option("--chunk", options.chunk, "keys per superblock")->check(CLI::PositiveNumber);
   app.add_option("--block", options.block, "threads per block")->check(CLI::Range(1, 1024));
-  app.add_option("--distribution", options.distribution,
-                 "rows or round-robin (of the superblocks over the devices)")
-      ->check(CLI::IsMember({"rows", "round-robin"}));
-  app.add_option("--devices", options.devices, "backends to use, e.g. cpu or cpu,opencl");
-  app.add_option("--seed", options.seed, "seed of where the keys are planted");
-  app.add_flag("!--no-check", options.check, "skip the sequential reference (benchmark runs)");
-  app.allow_extras();  // an MPI launcher's own arguments
+  lightning::add_run_options(
+      app, options,
+      {.seed = "seed of where the keys are planted",
+       .distribution = "rows or round-robin (of the superblocks over the devices)"});
   CLI11_PARSE(app, argc, argv);
-  try {
+  return lightning::exit_status("lightning_md5", [&] {
     node::Node node(argc, argv, lightning::node_options(options.devices));
     array::Arrays::prepare(node, lightning::md5_kernels());
     const std::vector<Search> searches = plan_searches(options);
@@ -251,27 +235,19 @@ int main(int argc, char** argv) {
         static_cast<unsigned long long>(options.n), options.iterations,
         static_cast<unsigned long long>(options.chunk), options.distribution.c_str(),
         searches.size(), node.size(), node.devices().size());
-    std::printf("time %.4f s, throughput %.2f Mhashes/s, %llu superblocks\n", outcome.seconds,
-                hashes / outcome.seconds / 1e6,
+    std::printf("time %.4f s, throughput %.2f Mhashes/s, %llu superblocks\n", outcome.timed.seconds,
+                hashes / outcome.timed.seconds / 1e6,
                 static_cast<unsigned long long>(outcome.stats.superblocks));
     // The reference searches for the last timed search's key, hashing every key as a search does.
     const std::uint64_t planted = searches[static_cast<std::size_t>(options.iterations)].planted;
-    lightning::print_plan_counts(outcome.counts);
+    lightning::print_plan_counts(outcome.timed.counts);
     if (!options.check) return 0;
-    const auto reference_start = std::chrono::steady_clock::now();
-    const std::uint64_t reference_found =
-        lightning::md5_reference_search(options.n, lightning::md5_reference_of_index(planted));
-    const double round_seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - reference_start).count();
-    // One search measured, counted once per iteration of the run.
-    const double reference_seconds = round_seconds * options.iterations;
-    std::printf(
-        "sequential reference (one thread): %.4f s a search, %.4f s for %d iterations, %.2fx the "
-        "run's time\n",
-        round_seconds, reference_seconds, options.iterations, reference_seconds / outcome.seconds);
+    double search_seconds = 0;
+    const std::uint64_t reference_found = lightning::measure(search_seconds, [&] {
+      return lightning::md5_reference_search(options.n, lightning::md5_reference_of_index(planted));
+    });
+    lightning::print_reference_per_round("one thread", "search", search_seconds, options.iterations,
+                                         outcome.timed.seconds);
     return check(outcome, searches, options, reference_found, planted) ? 0 : 1;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "lightning_md5: %s\n", e.what());
-    return 1;
-  }
+  });
 }

@@ -9,7 +9,6 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <span>
@@ -19,6 +18,7 @@
 #include "lightning/nbody_data.hpp"
 #include "lightning/nbody_kernels.hpp"
 #include "lightning/program.hpp"
+#include "lightning/run_options.hpp"
 #include "strata/array/arrays.hpp"
 #include "strata/base/error.hpp"
 
@@ -31,22 +31,17 @@ using array::Distribution;
 using array::Grid;
 using array::WorkDistribution;
 
-struct Options {
+struct Options : lightning::RunOptions {
   std::uint64_t n = 16384;  // bodies
   int iterations = 10;
   std::uint64_t chunk = 4096;  // bodies per chunk of the velocities (and per superblock)
   std::uint64_t block = 64;
-  std::string distribution = "rows";
-  std::string devices;  // backends; empty: the configuration's
-  std::uint64_t seed = 1;
-  bool check = true;
 };
 
 struct Outcome {
-  double seconds = 0;
+  lightning::Timed timed;
   lightning::Bodies bodies;
   array::LaunchStats stats;
-  lightning::PlanCounts counts;  // of the timed part
 };
 
 Outcome run_nbody(node::Node& node, cluster::Driver& driver, const Options& options,
@@ -54,12 +49,8 @@ Outcome run_nbody(node::Node& node, cluster::Driver& driver, const Options& opti
   using device::ElementType;
   const array::ArrayKernel kernel = lightning::nbody_kernel();
   array::Arrays arrays(node, driver);
-  const bool round_robin = options.distribution == "round-robin";
-  const Distribution cut = round_robin ? Distribution::round_robin({options.chunk})
-                                       : Distribution::row_blocks(options.chunk);
-  const std::uint64_t blocks = std::max<std::uint64_t>(1, options.chunk / options.block);
-  const WorkDistribution work =
-      round_robin ? WorkDistribution::round_robin({blocks}) : WorkDistribution::tiled({blocks});
+  const Distribution cut = lightning::chunk_distribution(options, options.chunk);
+  const WorkDistribution work = lightning::chunk_work(options, options.chunk, options.block);
   const std::vector<std::uint64_t> shape{options.n, 4};
   Array pos = arrays.from_host<float>("pos", shape, Distribution::replicated(), start_bodies.pos);
   Array next = arrays.create("next", ElementType::f32, shape, Distribution::replicated());
@@ -76,15 +67,11 @@ Outcome run_nbody(node::Node& node, cluster::Driver& driver, const Options& opti
   step();
   arrays.write(pos, std::as_bytes(std::span<const float>(start_bodies.pos)));
   arrays.write(vel, std::as_bytes(std::span<const float>(start_bodies.vel)));
-  arrays.synchronize();
-  const lightning::PlanCounts before = lightning::plan_counts(arrays, driver);
-  const auto start = std::chrono::steady_clock::now();
-  for (int it = 0; it < options.iterations; ++it)
-    step();
-  arrays.synchronize();
   Outcome outcome;
-  outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  outcome.counts = lightning::plan_counts(arrays, driver) - before;
+  outcome.timed = lightning::time_part(arrays, driver, [&] {
+    for (int it = 0; it < options.iterations; ++it)
+      step();
+  });
   outcome.bodies.pos = arrays.read_as<float>(pos);
   outcome.bodies.vel = arrays.read_as<float>(vel);
   outcome.stats = arrays.stats();
@@ -144,16 +131,13 @@ int main(int argc, char** argv) {
                  "bodies per chunk of the velocities, rounded up to whole blocks")
       ->check(CLI::PositiveNumber);
   app.add_option("--block", options.block, "threads per block")->check(CLI::Range(1, 1024));
-  app.add_option("--distribution", options.distribution,
-                 "rows or round-robin (of the velocities and the work)")
-      ->check(CLI::IsMember({"rows", "round-robin"}));
-  app.add_option("--devices", options.devices, "backends to use, e.g. cpu or cpu,opencl");
-  app.add_option("--seed", options.seed, "seed of the random bodies");
-  app.add_flag("!--no-check", options.check, "skip the sequential reference (benchmark runs)");
-  app.allow_extras();  // an MPI launcher's own arguments
+  lightning::add_run_options(
+      app, options,
+      {.seed = "seed of the random bodies",
+       .distribution = "rows or round-robin (of the velocities and the work)"});
   CLI11_PARSE(app, argc, argv);
   options.chunk = lightning::whole_blocks(options.chunk, options.block);
-  try {
+  return lightning::exit_status("lightning_nbody", [&] {
     node::Node node(argc, argv, lightning::node_options(options.devices));
     array::Arrays::prepare(node, lightning::nbody_kernels());
     const lightning::Bodies bodies = lightning::random_bodies(options.n, options.seed);
@@ -173,22 +157,19 @@ int main(int argc, char** argv) {
     std::printf(
         "time %.4f s, throughput %.2f Minteractions/s (%.2f GFLOP/s), %llu superblocks, %llu box "
         "copies\n",
-        outcome.seconds, interactions / outcome.seconds / 1e6,
-        interactions * 20 / outcome.seconds / 1e9,
+        outcome.timed.seconds, interactions / outcome.timed.seconds / 1e6,
+        interactions * 20 / outcome.timed.seconds / 1e9,
         static_cast<unsigned long long>(outcome.stats.superblocks),
         static_cast<unsigned long long>(outcome.stats.box_copies));
-    lightning::print_plan_counts(outcome.counts);
+    lightning::print_plan_counts(outcome.timed.counts);
     if (!options.check) return 0;
-    lightning::Bodies expected = bodies;
-    const auto reference_start = std::chrono::steady_clock::now();
-    lightning::nbody_reference(expected, options.iterations);
-    const double reference_seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - reference_start).count();
-    std::printf("sequential reference (one thread, f32): %.4f s, %.2fx the run's time\n",
-                reference_seconds, reference_seconds / outcome.seconds);
+    double reference_seconds = 0;
+    const lightning::Bodies expected = lightning::measure(reference_seconds, [&] {
+      lightning::Bodies moved = bodies;
+      lightning::nbody_reference(moved, options.iterations);
+      return moved;
+    });
+    lightning::print_reference("one thread, f32", reference_seconds, outcome.timed.seconds);
     return check(outcome.bodies, expected, options.iterations) ? 0 : 1;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "lightning_nbody: %s\n", e.what());
-    return 1;
-  }
+  });
 }

@@ -1,8 +1,11 @@
 #pragma once
 // What every lightning program shares: its node's options, with the backends its --devices names
-// (empty: the configuration's), and the counts of what the timed part of a run planned.
+// (empty: the configuration's), the timed part of a run with the counts of what it planned, the
+// line comparing the sequential reference's time with the run's, and how an error ends it.
 
+#include <chrono>
 #include <cstdio>
+#include <exception>
 #include <string>
 
 #include "strata/array/arrays.hpp"
@@ -63,6 +66,66 @@ inline void print_plan_counts(const PlanCounts& c) {
       u(c.launch.launches), u(c.launch.superblocks), u(c.launch.kernel_tasks),
       u(c.launch.assembled_regions), u(c.launch.box_copies), u(c.plan.operations),
       u(c.plan.transfers), u(c.plan.bytes_transferred), u(c.plan.messages));
+}
+
+inline double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The timed part of a run: its seconds and what it planned.
+struct Timed {
+  double seconds = 0;
+  PlanCounts counts;
+};
+
+// Times `part` from the moment every operation queued before it has finished until every one it
+// queued has.
+template <class Part>
+Timed time_part(array::Arrays& arrays, const cluster::Driver& driver, Part&& part) {
+  arrays.synchronize();
+  const PlanCounts before = plan_counts(arrays, driver);
+  const auto start = std::chrono::steady_clock::now();
+  part();
+  arrays.synchronize();
+  return {seconds_since(start), plan_counts(arrays, driver) - before};
+}
+
+// `compute()`'s result; its seconds in `seconds` (a sequential reference).
+template <class Compute>
+auto measure(double& seconds, Compute&& compute) {
+  const auto start = std::chrono::steady_clock::now();
+  auto result = compute();
+  seconds = seconds_since(start);
+  return result;
+}
+
+// The sequential reference's time beside the run's; `how` says how it computes ("one thread,
+// double").
+inline void print_reference(const char* how, double seconds, double run_seconds) {
+  std::printf("sequential reference (%s): %.4f s, %.2fx the run's time\n", how, seconds,
+              seconds / run_seconds);
+}
+
+// The same for a reference that computed one `round` (a search) of the run's `iterations`: its
+// time is counted once per iteration.
+inline void print_reference_per_round(const char* how, const char* round, double round_seconds,
+                                      int iterations, double run_seconds) {
+  const double seconds = round_seconds * iterations;
+  std::printf(
+      "sequential reference (%s): %.4f s a %s, %.4f s for %d iterations, %.2fx the run's time\n",
+      how, round_seconds, round, seconds, iterations, seconds / run_seconds);
+}
+
+// `body()`'s exit status; an exception it throws ends the program with "PROGRAM: what" on
+// stderr and status 1.
+template <class Body>
+int exit_status(const char* program, Body&& body) {
+  try {
+    return body();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: %s\n", program, e.what());
+    return 1;
+  }
 }
 
 }  // namespace strata::lightning

@@ -8,7 +8,6 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <span>
@@ -16,6 +15,7 @@
 #include <utility>
 
 #include "lightning/program.hpp"
+#include "lightning/run_options.hpp"
 #include "lightning/spmv_data.hpp"
 #include "lightning/spmv_kernels.hpp"
 #include "strata/array/arrays.hpp"
@@ -30,22 +30,17 @@ using array::Distribution;
 using array::Grid;
 using array::WorkDistribution;
 
-struct Options {
+struct Options : lightning::RunOptions {
   std::uint64_t n = 200'000;  // rows and columns
   int iterations = 10;
   std::uint64_t chunk = 50'000;  // rows per chunk
   std::uint64_t block = 256;
-  std::string distribution = "rows";
-  std::string devices;  // backends; empty: the configuration's
-  std::uint64_t seed = 1;
-  bool check = true;
 };
 
 struct Outcome {
-  double seconds = 0;
+  lightning::Timed timed;
   std::vector<float> x;
   array::LaunchStats stats;
-  lightning::PlanCounts counts;  // of the timed part
 };
 
 Outcome run_spmv(node::Node& node, cluster::Driver& driver, const Options& options,
@@ -53,12 +48,8 @@ Outcome run_spmv(node::Node& node, cluster::Driver& driver, const Options& optio
   using device::ElementType;
   const array::ArrayKernel kernel = lightning::spmv_kernel();
   array::Arrays arrays(node, driver);
-  const bool round_robin = options.distribution == "round-robin";
-  const Distribution rows = round_robin ? Distribution::round_robin({options.chunk})
-                                        : Distribution::row_blocks(options.chunk);
-  const std::uint64_t blocks = std::max<std::uint64_t>(1, options.chunk / options.block);
-  const WorkDistribution work =
-      round_robin ? WorkDistribution::round_robin({blocks}) : WorkDistribution::tiled({blocks});
+  const Distribution rows = lightning::chunk_distribution(options, options.chunk);
+  const WorkDistribution work = lightning::chunk_work(options, options.chunk, options.block);
   const std::uint64_t n = matrix.n;
   const std::vector<std::uint64_t> shape{n, matrix.max_nnz};
   Array values = arrays.from_host<float>("values", shape, rows, matrix.values);
@@ -77,15 +68,11 @@ Outcome run_spmv(node::Node& node, cluster::Driver& driver, const Options& optio
   multiply();
   multiply();
   arrays.write(x, std::as_bytes(std::span<const float>(x0)));
-  arrays.synchronize();
-  const lightning::PlanCounts before = lightning::plan_counts(arrays, driver);
-  const auto start = std::chrono::steady_clock::now();
-  for (int it = 0; it < options.iterations; ++it)
-    multiply();
-  arrays.synchronize();
   Outcome outcome;
-  outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  outcome.counts = lightning::plan_counts(arrays, driver) - before;
+  outcome.timed = lightning::time_part(arrays, driver, [&] {
+    for (int it = 0; it < options.iterations; ++it)
+      multiply();
+  });
   outcome.x = arrays.read_as<float>(x);
   outcome.stats = arrays.stats();
   for (Array* gone : {&values, &columns, &x, &y})
@@ -134,16 +121,12 @@ int main(int argc, char** argv) {
   app.add_option("--chunk", options.chunk, "rows per chunk, rounded up to whole blocks")
       ->check(CLI::PositiveNumber);
   app.add_option("--block", options.block, "threads (rows) per block")->check(CLI::Range(1, 1024));
-  app.add_option("--distribution", options.distribution,
-                 "rows or round-robin (row blocks dealt in turn)")
-      ->check(CLI::IsMember({"rows", "round-robin"}));
-  app.add_option("--devices", options.devices, "backends to use, e.g. cpu or cpu,opencl");
-  app.add_option("--seed", options.seed, "seed of the random matrix and vector");
-  app.add_flag("!--no-check", options.check, "skip the sequential reference (benchmark runs)");
-  app.allow_extras();  // an MPI launcher's own arguments
+  lightning::add_run_options(app, options,
+                             {.seed = "seed of the random matrix and vector",
+                              .distribution = "rows or round-robin (row blocks dealt in turn)"});
   CLI11_PARSE(app, argc, argv);
   options.chunk = lightning::whole_blocks(options.chunk, options.block);
-  try {
+  return lightning::exit_status("lightning_spmv", [&] {
     node::Node node(argc, argv, lightning::node_options(options.devices));
     array::Arrays::prepare(node, lightning::spmv_kernels());
     // 0.1 % of each row's entries (at least one), as the paper's matrices.
@@ -168,21 +151,17 @@ int main(int argc, char** argv) {
     std::printf(
         "time %.4f s, throughput %.3f GFLOP/s (%.3f GB/s of entries), %llu superblocks, %llu box "
         "copies\n",
-        outcome.seconds, flops / outcome.seconds / 1e9,
-        nonzeros * 12 * options.iterations / outcome.seconds / 1e9,
+        outcome.timed.seconds, flops / outcome.timed.seconds / 1e9,
+        nonzeros * 12 * options.iterations / outcome.timed.seconds / 1e9,
         static_cast<unsigned long long>(outcome.stats.superblocks),
         static_cast<unsigned long long>(outcome.stats.box_copies));
-    lightning::print_plan_counts(outcome.counts);
+    lightning::print_plan_counts(outcome.timed.counts);
     if (!options.check) return 0;
-    const auto reference_start = std::chrono::steady_clock::now();
-    const std::vector<double> expected = lightning::spmv_reference(matrix, x0, options.iterations);
-    const double reference_seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - reference_start).count();
-    std::printf("sequential reference (one thread, double): %.4f s, %.2fx the run's time\n",
-                reference_seconds, reference_seconds / outcome.seconds);
+    double reference_seconds = 0;
+    const std::vector<double> expected = lightning::measure(reference_seconds, [&] {
+      return lightning::spmv_reference(matrix, x0, options.iterations);
+    });
+    lightning::print_reference("one thread, double", reference_seconds, outcome.timed.seconds);
     return check(outcome.x, expected, max_nnz, options.iterations) ? 0 : 1;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "lightning_spmv: %s\n", e.what());
-    return 1;
-  }
+  });
 }
