@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <unordered_map>
 
 #include "plan_executor.hpp"
 #include "strata/cluster/message_kinds.hpp"
@@ -281,6 +282,29 @@ int Driver::source_of(const Entry& entry) const {
   return entry.holders.count(entry.home) != 0 ? entry.home : *entry.holders.begin();
 }
 
+namespace {
+
+// Whether two boxes of one chunk may share an element: their spans meet in every dimension.
+bool may_overlap(const memory::Box& a, const memory::Box& b) {
+  if (a.dims != b.dims || a.shape != b.shape) return true;
+  for (std::uint32_t d = 0; d < a.dims; ++d) {
+    if (a.extent[d] == 0 || b.extent[d] == 0) return false;
+    const std::uint64_t a_last = a.offset[d] + (a.extent[d] - 1) * a.step[d];
+    const std::uint64_t b_last = b.offset[d] + (b.extent[d] - 1) * b.step[d];
+    if (a_last < b.offset[d] || b_last < a.offset[d]) return false;
+  }
+  return true;
+}
+
+// The box a copy between ranks travels in: its source box's extent, whole.
+memory::Box packed_box(const BoxCopyRequest& copy) {
+  std::vector<std::uint64_t> extent(copy.from_box.extent.begin(),
+                                    copy.from_box.extent.begin() + copy.from_box.dims);
+  return memory::Box::whole(extent);
+}
+
+}  // namespace
+
 void Driver::copy_box(ChunkRef from, const memory::Box& from_box, ChunkRef to,
                       const memory::Box& to_box, std::uint32_t element_bytes, int device) {
   const BoxCopyRequest copy{from, from_box, to, to_box, element_bytes, device};
@@ -360,7 +384,25 @@ void Driver::copy_boxes(std::span<const BoxCopyRequest> copies) {
     }
     written.insert(copy.to.id);
   }
+  std::vector<Unpack> unpacks;
+  std::unordered_map<std::uint64_t, std::vector<memory::Box>> unpacked_into;  // by target chunk
+  // Whether a copy's `box` of `chunk` must wait for the unpacking into it: their boxes may meet,
+  // or nothing held the chunk before (an unpacking gives it its first holder).
+  const auto meets_unpacked = [&](ChunkRef chunk, const memory::Box& box) {
+    const auto found = unpacked_into.find(chunk.id);
+    if (found == unpacked_into.end()) return false;
+    return chunks_.at(chunk.id).holders.empty() ||
+           std::any_of(found->second.begin(), found->second.end(),
+                       [&](const memory::Box& unpacked) { return may_overlap(unpacked, box); });
+  };
   for (const BoxCopyRequest& copy : copies) {
+    if (meets_unpacked(copy.from, copy.from_box) || meets_unpacked(copy.to, copy.to_box)) {
+      plan_group();
+      for (const Unpack& packed : unpacks)
+        unpack(packed);
+      unpacks.clear();
+      unpacked_into.clear();
+    }
     const Entry& source = chunks_.at(copy.from.id);
     const Entry& target = chunks_.at(copy.to.id);
     // What the group planned so far counts as held on its rank.
@@ -376,7 +418,8 @@ void Driver::copy_boxes(std::span<const BoxCopyRequest> copies) {
       plan_group();
     }
     if (reader != writer) {
-      copy_between(copy, reader, writer);
+      unpacks.push_back(pack(copy, reader, writer));
+      unpacked_into[copy.to.id].push_back(copy.to_box);
       continue;
     }
     group.rank = reader;
@@ -385,30 +428,35 @@ void Driver::copy_boxes(std::span<const BoxCopyRequest> copies) {
                                                               : runtime::Access::write);
   }
   plan_group();
+  for (const Unpack& packed : unpacks)
+    unpack(packed);
 }
 
-void Driver::copy_between(const BoxCopyRequest& copy, int reader, int writer) {
+// Only the box's bytes travel: packed on the reader, sent, unpacked on the writer.
+Driver::Unpack Driver::pack(const BoxCopyRequest& copy, int reader, int writer) {
   const Entry& source = chunks_.at(copy.from.id);
   const Entry& target = chunks_.at(copy.to.id);
-  const runtime::Access write_mode =
-      target.holders.empty() ? runtime::Access::write : runtime::Access::read_write;
-  const auto encode_args = [&copy](const memory::Box& a, const memory::Box& b) {
-    return encode_string(BoxCopy{a, b, copy.element_bytes, copy.device});
-  };
-  // Only the box's bytes travel: packed on the reader, sent, unpacked on the writer.
-  std::vector<std::uint64_t> extent(copy.from_box.extent.begin(),
-                                    copy.from_box.extent.begin() + copy.from_box.dims);
-  const memory::Box packed = memory::Box::whole(extent);
   const ChunkRef box = create_chunk("box of " + source.name + " for " + target.name,
                                     copy.from_box.elements() * copy.element_bytes, reader);
   // The other rank waits on the source's writer, the packing and the unpacking: they go first.
   hurry(reader, source.writer_op);
-  add_planned(reader, "copy_box", "copy_box",
-              {{copy.from, runtime::Access::read}, {box, runtime::Access::write}},
-              encode_args(copy.from_box, packed), true);
-  add_planned(writer, "copy_box", "copy_box", {{box, runtime::Access::read}, {copy.to, write_mode}},
-              encode_args(packed, copy.to_box), true);
-  destroy(box);
+  add_planned(
+      reader, "copy_box", "copy_box",
+      {{copy.from, runtime::Access::read}, {box, runtime::Access::write}},
+      encode_string(BoxCopy{copy.from_box, packed_box(copy), copy.element_bytes, copy.device}),
+      true);
+  return {copy, box, writer};
+}
+
+void Driver::unpack(const Unpack& packed) {
+  const BoxCopyRequest& copy = packed.copy;
+  const runtime::Access write_mode =
+      chunks_.at(copy.to.id).holders.empty() ? runtime::Access::write : runtime::Access::read_write;
+  add_planned(
+      packed.writer, "copy_box", "copy_box",
+      {{packed.box, runtime::Access::read}, {copy.to, write_mode}},
+      encode_string(BoxCopy{packed_box(copy), copy.to_box, copy.element_bytes, copy.device}), true);
+  destroy(packed.box);
 }
 
 void Driver::reduce(const std::vector<ChunkRef>& partials, ChunkRef result, memory::ReduceOp op,

@@ -135,8 +135,12 @@ class Driver {
   // ran (where both ran on one), else on the host.
   void copy_box(ChunkRef from, const memory::Box& from_box, ChunkRef to, const memory::Box& to_box,
                 std::uint32_t element_bytes, int device = -1);
-  // Plans `copies` in order, as copy_box() would each; consecutive ones that stay within one rank
-  // (and name one device) go as one operation, "copy_boxes", whose one task does them in order.
+  // Plans `copies` as copy_box() would each, in order except that a copy between ranks is
+  // unpacked only once a later copy uses its target or the last is planned: every rank packs what
+  // it sends before it unpacks what it receives, so that its sends do not wait on another rank's
+  // (slices of a replica written on every rank, exchanged). Consecutive copies that stay within
+  // one rank (and name one device) go as one operation, "copy_boxes", whose one task does them in
+  // order.
   void copy_boxes(std::span<const BoxCopyRequest> copies);
 
   // Combines the partial results (chunks of `result`'s size, not late-sized, elements of `type`)
@@ -204,8 +208,15 @@ class Driver {
   void hurry(int rank, std::uint64_t op);
   int source_of(const Entry& entry) const;  // the home's copy, else the lowest holder's
   class CopyGroup;
-  // Plans a box copy between ranks: packed on `reader`, sent, unpacked on `writer`.
-  void copy_between(const BoxCopyRequest& copy, int reader, int writer);
+  // A box copy between ranks, packed into `box` on its reader and not yet unpacked.
+  struct Unpack {
+    BoxCopyRequest copy;
+    ChunkRef box;
+    int writer;
+  };
+  // Packs a box copy between ranks on `reader`; unpack() sends it and unpacks it on `writer`.
+  Unpack pack(const BoxCopyRequest& copy, int reader, int writer);
+  void unpack(const Unpack& packed);
   void post(Batch& batch);
   // Beyond the window, waits until half of it is left (or a rank failed: the next call throws),
   // so that a loop of launches does not hold every iteration's operations at once.
