@@ -136,11 +136,11 @@ class Driver {
   void copy_box(ChunkRef from, const memory::Box& from_box, ChunkRef to, const memory::Box& to_box,
                 std::uint32_t element_bytes, int device = -1);
   // Plans `copies` as copy_box() would each, in order except that a copy between ranks is
-  // unpacked only once a later copy uses its target or the last is planned: every rank packs what
-  // it sends before it unpacks what it receives, so that its sends do not wait on another rank's
-  // (slices of a replica written on every rank, exchanged). Consecutive copies that stay within
-  // one rank (and name one device) go as one operation, "copy_boxes", whose one task does them in
-  // order.
+  // unpacked only when a later copy's box may meet its target box (or the target had no holder),
+  // else after the last: every rank packs what it sends before it unpacks what it receives, so
+  // that its sends do not wait on another rank's (slices of a replica written on every rank,
+  // exchanged). Consecutive copies that stay within one rank (and name one device) go as one
+  // operation, "copy_boxes", whose one task does them in order.
   void copy_boxes(std::span<const BoxCopyRequest> copies);
 
   // Combines the partial results (chunks of `result`'s size, not late-sized, elements of `type`)
