@@ -395,13 +395,17 @@ void Driver::copy_boxes(std::span<const BoxCopyRequest> copies) {
            std::any_of(found->second.begin(), found->second.end(),
                        [&](const memory::Box& unpacked) { return may_overlap(unpacked, box); });
   };
+  // The group planned so far, then the unpackings that waited.
+  const auto plan_waiting = [&] {
+    plan_group();
+    for (const Unpack& packed : unpacks)
+      unpack(packed);
+    unpacks.clear();
+    unpacked_into.clear();
+  };
   for (const BoxCopyRequest& copy : copies) {
     if (meets_unpacked(copy.from, copy.from_box) || meets_unpacked(copy.to, copy.to_box)) {
-      plan_group();
-      for (const Unpack& packed : unpacks)
-        unpack(packed);
-      unpacks.clear();
-      unpacked_into.clear();
+      plan_waiting();
     }
     const Entry& source = chunks_.at(copy.from.id);
     const Entry& target = chunks_.at(copy.to.id);
@@ -427,9 +431,7 @@ void Driver::copy_boxes(std::span<const BoxCopyRequest> copies) {
     group.add(copy, target_written || !target.holders.empty() ? runtime::Access::read_write
                                                               : runtime::Access::write);
   }
-  plan_group();
-  for (const Unpack& packed : unpacks)
-    unpack(packed);
+  plan_waiting();
 }
 
 // Only the box's bytes travel: packed on the reader, sent, unpacked on the writer.
