@@ -846,6 +846,16 @@ void RuntimeCore::finish_one(TaskState* task, TaskStatus status,
     task->status.store(status, std::memory_order_release);
     task->closed = true;
   }
+  // Observers hear of the finish before any successor may start (a reader group is not told).
+  if (!task->internal && !task->barrier) {
+    summary_observer_.on_finish(task->name, task->id, status);
+    if (observing_.load(std::memory_order_relaxed)) {
+      if (const auto observers = observers_.load(std::memory_order_acquire)) {
+        for (const auto& observer : *observers)
+          observer->on_finish(task->name, task->id, status);
+      }
+    }
+  }
   // Closed: nobody adds successors or callbacks any more, so the lists are read without the lock.
   for (TaskState* successor : task->successors) {
     if (task->enqueued && follows_in_queue(task, successor)) {
@@ -868,13 +878,6 @@ void RuntimeCore::finish_one(TaskState* task, TaskStatus status,
     return;
   }
   auto& callbacks = task->callbacks;
-  if (!task->internal) summary_observer_.on_finish(task->name, task->id, status);
-  if (observing_.load(std::memory_order_relaxed) && !task->internal) {
-    if (const auto observers = observers_.load(std::memory_order_acquire)) {
-      for (const auto& observer : *observers)
-        observer->on_finish(task->name, task->id, status);
-    }
-  }
   task->finished.store(1, std::memory_order_release);
   task->finished.notify_all();
   if (!callbacks.empty()) {

@@ -1,14 +1,18 @@
 // Task observers: every submitted task is reported once when it finishes, with its status, and
-// every body that ran once with where and when; observers come and go while tasks run.
+// every body that ran once with where and when, and a finish before any task waiting for it
+// starts; observers come and go while tasks run.
 
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <random>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "strata/runtime/runtime.hpp"
 #include "test_support.hpp"
@@ -90,6 +94,62 @@ TEST(Observer, AProgressCounterAddedAndRemovedWhileTasksRun) {
   EXPECT_EQ(first->done.load(), 1000);
   EXPECT_EQ(second->done.load(), 500);
   EXPECT_THROW(rt.add_observer(nullptr), Error);
+}
+
+// Random graphs of explicit and data dependencies: when a task starts, the observer has heard of
+// the finish of every task it waited for (a test that waits for its tasks sees their finishes).
+TEST(Observer, HearsOfEachFinishBeforeATaskWaitingForItStarts) {
+  struct Finishes final : TaskObserver {
+    explicit Finishes(int tasks) : heard(static_cast<std::size_t>(tasks)) {}
+    void on_finish(std::string_view name, std::uint64_t, TaskStatus) override {
+      heard[std::stoul(std::string(name))].store(true, std::memory_order_release);
+    }
+    std::vector<std::atomic<bool>> heard;
+  };
+  constexpr int tasks = 3000, data_items = 8;
+  std::mt19937 random(7);
+  Runtime rt(small_config(4, 2));
+  auto finishes = std::make_shared<Finishes>(tasks);
+  rt.add_observer(finishes);
+  std::vector<DataHandle> data;
+  for (int d = 0; d < data_items; ++d)
+    data.push_back(rt.create_data("d" + std::to_string(d)));
+  // Per datum: its last writer and the readers since (the tasks a writer waits for).
+  std::vector<int> last_writer(data_items, -1);
+  std::vector<std::vector<int>> readers(data_items);
+  std::vector<TaskHandle> submitted;
+  std::atomic<int> unheard{0};
+  for (int t = 0; t < tasks; ++t) {
+    TaskSpec spec(std::to_string(t));
+    if (random() % 4 == 0) spec.on(rt.io());
+    std::vector<int> waits;
+    if (t > 0 && random() % 3 == 0) {
+      const int before = static_cast<int>(random() % static_cast<unsigned>(t));
+      spec.after(submitted[static_cast<std::size_t>(before)]);
+      waits.push_back(before);
+    }
+    const int d = static_cast<int>(random() % data_items);
+    if (random() % 2 == 0) {
+      spec.reads(data[static_cast<std::size_t>(d)]);
+      if (last_writer[d] >= 0) waits.push_back(last_writer[d]);
+      readers[d].push_back(t);
+    } else {
+      spec.writes(data[static_cast<std::size_t>(d)]);
+      if (last_writer[d] >= 0) waits.push_back(last_writer[d]);
+      waits.insert(waits.end(), readers[d].begin(), readers[d].end());
+      readers[d].clear();
+      last_writer[d] = t;
+    }
+    submitted.push_back(rt.submit(std::move(spec), [&, waits] {
+      for (const int before : waits)
+        if (!finishes->heard[static_cast<std::size_t>(before)].load(std::memory_order_acquire))
+          unheard.fetch_add(1);
+    }));
+  }
+  rt.wait_all();
+  EXPECT_EQ(unheard.load(), 0);
+  for (int t = 0; t < tasks; ++t)
+    EXPECT_TRUE(finishes->heard[static_cast<std::size_t>(t)].load()) << t;
 }
 
 TEST(Observer, TracingIsAnObserverBesideOthers) {

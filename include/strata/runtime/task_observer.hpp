@@ -31,7 +31,8 @@ class TaskObserver {
   // A task's body returned (or threw), on the thread that ran it.
   virtual void on_run(const TaskRun& /*run*/) {}
   // A task finished: succeeded, failed or cancelled, also one that never ran (a dependent of a
-  // failure, a cancelled task). Once per submitted task, on the thread that finished it.
+  // failure, a cancelled task). Once per submitted task, on the thread that finished it, before
+  // any task that waits for its finish starts (an in_queue_order() successor does not wait).
   virtual void on_finish(std::string_view /*name*/, std::uint64_t /*task_id*/,
                          TaskStatus /*status*/) {}
 };
