@@ -23,11 +23,22 @@ bool EventState::done() {
     // With callbacks waiting, the backend's own thread completes the event (the native callback
     // or poller that arm() started): polling here would run them on the asking thread, which
     // may hold a lock they take (the memory manager asks under its lock; on a GPU that deadlocked).
-    if (armed_) return false;
+    // A callback being attached now waits for the polls under way; none starts meanwhile.
+    if (armed_ || attaching_ > 0) return false;
+    ++polling_;
   }
-  poll();
-  std::lock_guard guard(lock_);
-  return finished_;
+  const auto poll_ended = [this] {
+    std::lock_guard guard(lock_);
+    if (--polling_ == 0 && attaching_ > 0) finished_cv_.notify_all();
+    return finished_;
+  };
+  try {
+    poll();
+  } catch (...) {
+    poll_ended();
+    throw;
+  }
+  return poll_ended();
 }
 
 void EventState::wait() {
@@ -40,6 +51,13 @@ void EventState::on_complete(std::function<void(std::exception_ptr)> callback) {
   bool arm_now = false;
   {
     std::unique_lock guard(lock_);
+    if (!finished_ && polling_ > 0) {
+      // A poll may complete the event: attached before it ends, the callback would run on the
+      // polling thread (see done()).
+      ++attaching_;
+      finished_cv_.wait(guard, [this] { return polling_ == 0; });
+      --attaching_;
+    }
     if (!finished_) {
       callbacks_.push_back(std::move(callback));
       arm_now = !armed_;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <stdexcept>
 #include <thread>
 
@@ -56,6 +57,44 @@ TEST(Event, DoneNeverRunsCallbacksOnTheAskingThread) {
   EXPECT_TRUE(event.done());
   EXPECT_NE(ran_on, std::this_thread::get_id());
   EXPECT_NE(ran_on, std::thread::id());
+}
+
+// A native event whose poll takes a while (a driver call) and finds it finished.
+class SlowlyPolledEvent : public EventState {
+ public:
+  std::atomic<bool> polling{false};
+  std::atomic<bool> attaching{false};
+
+ protected:
+  void poll() override {
+    polling = true;
+    while (!attaching)
+      std::this_thread::yield();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the attach gets under way
+    complete();
+  }
+  void arm() override {}
+};
+
+// A callback attached while done() polls must not run on the polling thread either: the poll
+// may complete the event, and the poller may hold a lock the callback takes (CI: the memory
+// manager's lock, in an array test on OpenCL).
+TEST(Event, ACallbackAttachedDuringAPollRunsOnTheAttachingThread) {
+  auto state = std::make_shared<SlowlyPolledEvent>();
+  Event event(state);
+  std::thread::id ran_on;
+  std::thread::id attacher_id;
+  std::thread attacher([&] {
+    attacher_id = std::this_thread::get_id();
+    while (!state->polling)
+      std::this_thread::yield();
+    state->attaching = true;
+    event.on_complete([&](std::exception_ptr) { ran_on = std::this_thread::get_id(); });
+  });
+  const bool done = event.done();
+  attacher.join();
+  EXPECT_TRUE(done);
+  EXPECT_EQ(ran_on, attacher_id);
 }
 
 TEST(Event, WaitRethrowsTheOperationsError) {

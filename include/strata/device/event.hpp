@@ -40,6 +40,8 @@ class EventState {
   std::condition_variable finished_cv_;
   bool finished_ = false;
   bool armed_ = false;
+  unsigned polling_ = 0;    // done() calls in poll(): callbacks are attached after them
+  unsigned attaching_ = 0;  // on_complete() calls waiting for those polls to end
   std::exception_ptr error_;
   std::vector<std::function<void(std::exception_ptr)>> callbacks_;
 };

@@ -55,29 +55,47 @@ void OpenClEventState::settle(cl_int status) {
   {
     std::lock_guard guard(settle_lock_);
     if (settled_) return;
-    settled_ = true;
-    carriers.swap(carriers_);
+    carriers = carriers_;
   }
+  std::exception_ptr error = outcome(status, carriers);
+  std::vector<std::shared_ptr<OpenClEventState>> released;  // after the lock
+  {
+    std::lock_guard guard(settle_lock_);
+    if (settled_) return;  // a concurrent settle came to the same outcome first
+    settled_ = true;
+    outcome_ = error;
+    released.swap(carriers_);
+  }
+  complete(error);
+}
+
+std::exception_ptr OpenClEventState::outcome(
+    cl_int status, const std::vector<std::shared_ptr<OpenClEventState>>& carriers) const {
   std::exception_ptr error = host_error_ ? host_error_->get() : nullptr;
   // The command ran after these native dependencies, so they have finished too.
   for (const auto& carrier : carriers) {
-    if (!error) error = carrier->settled_error();
+    if (!error) error = carrier->finished_error();
   }
   if (!error && status < 0) {
     error = std::make_exception_ptr(DeviceError(
         fmt::format("opencl {}: {} failed: {}", *device_, operation_, cl_error_name(status))));
   }
-  complete(error);
+  return error;
 }
 
-std::exception_ptr OpenClEventState::settled_error() {
-  settle(native_status());
-  try {
-    EventState::wait();
-  } catch (...) {
-    return std::current_exception();
+std::exception_ptr OpenClEventState::finished_error() {
+  cl_int status = native_status();
+  if (status > CL_COMPLETE) {
+    clWaitForEvents(1, &event_);  // an error status shows in native_status()
+    status = native_status();
   }
-  return nullptr;
+  std::vector<std::shared_ptr<OpenClEventState>> carriers;
+  {
+    std::lock_guard guard(settle_lock_);
+    if (settled_) return outcome_;
+    carriers = carriers_;
+  }
+  return outcome(status, carriers);
 }
 
 void OpenClEventState::wait() {

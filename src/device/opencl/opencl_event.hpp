@@ -54,8 +54,12 @@ class OpenClEventState final : public EventState,
   void arm() override;
 
  private:
-  // This event's error once its command finished (blocks only until a concurrent settle ends).
-  std::exception_ptr settled_error();
+  // The error of a command that finished with `status`, through its dependencies' `carriers`.
+  std::exception_ptr outcome(cl_int status,
+                             const std::vector<std::shared_ptr<OpenClEventState>>& carriers) const;
+  // This event's error, its command having finished or finishing soon (a later command that
+  // waited for it did): worked out without completing it, which would run its callbacks here.
+  std::exception_ptr finished_error();
 
   cl_event event_;
   cl_context context_;
@@ -65,6 +69,7 @@ class OpenClEventState final : public EventState,
   bool carries_host_errors_;
   std::mutex settle_lock_;
   bool settled_ = false;
+  std::exception_ptr outcome_;  // once settled
   std::vector<std::shared_ptr<OpenClEventState>> carriers_;
 };
 
