@@ -35,10 +35,16 @@ DeviceBuffer::~DeviceBuffer() {
   if (device_ != nullptr && handle_ != nullptr) device_->release(handle_, bytes_);
 }
 
-HostBuffer Device::allocate_host(std::uint64_t bytes) {
+HostBuffer HostBuffer::mapped(std::uint64_t bytes) {
   void* data = map_pages(bytes);
-  if (data == nullptr) throw std::bad_alloc();
+  if (data == nullptr) return {};
   return HostBuffer(data, bytes, [bytes](void* p) { unmap_pages(p, bytes); });
+}
+
+HostBuffer Device::allocate_host(std::uint64_t bytes) {
+  HostBuffer buffer = HostBuffer::mapped(bytes);
+  if (buffer.data() == nullptr) throw std::bad_alloc();
+  return buffer;
 }
 
 std::shared_ptr<FftPlan> Device::plan_fft(const FftShape& shape) {

@@ -12,7 +12,6 @@
 #include "io_threads.hpp"
 #include "manager_records.hpp"
 #include "strata/base/log.hpp"
-#include "strata/base/page_memory.hpp"
 #include "strata/base/units.hpp"
 #include "strata/device/errors.hpp"
 
@@ -33,10 +32,10 @@ const char* kind_name(SpaceKind kind) {
 }
 
 device::HostBuffer aligned_host_buffer(std::uint64_t bytes) {
-  void* data = map_pages(bytes);
-  if (data == nullptr)
+  device::HostBuffer buffer = device::HostBuffer::mapped(bytes);
+  if (buffer.data() == nullptr)
     throw OutOfMemory(fmt::format("cannot allocate the {} host memory pool", format_bytes(bytes)));
-  return device::HostBuffer(data, bytes, [bytes](void* p) { unmap_pages(p, bytes); });
+  return buffer;
 }
 
 }  // namespace

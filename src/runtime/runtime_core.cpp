@@ -16,17 +16,6 @@
 namespace strata::runtime::detail {
 namespace {
 
-std::string describe(const std::exception_ptr& error) {
-  if (!error) return "cancelled";
-  try {
-    std::rethrow_exception(error);
-  } catch (const std::exception& e) {
-    return e.what();
-  } catch (...) {
-    return "an exception not derived from std::exception";
-  }
-}
-
 // The name of a task submitted without a spec: TaskSpec's default name.
 constexpr std::string_view plain_task_name = "task";
 

@@ -7,19 +7,8 @@
 #include "strata/runtime/runtime.hpp"
 
 namespace strata::runtime {
-namespace {
 
-std::string describe(const std::exception_ptr& error) {
-  try {
-    std::rethrow_exception(error);
-  } catch (const std::exception& e) {
-    return e.what();
-  } catch (...) {
-    return "an exception not derived from std::exception";
-  }
-}
-
-}  // namespace
+using detail::describe;
 
 const char* to_string(TaskStatus status) {
   switch (status) {

@@ -5,6 +5,18 @@
 #include "recycler.hpp"
 
 namespace strata::runtime::detail {
+
+std::string describe(const std::exception_ptr& error) {
+  if (!error) return "cancelled";
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "an exception not derived from std::exception";
+  }
+}
+
 namespace {
 
 #if defined(__SANITIZE_ADDRESS__)

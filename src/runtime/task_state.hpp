@@ -17,6 +17,9 @@ namespace strata::runtime::detail {
 class RuntimeCore;
 struct DataState;
 
+// What an exception says (its what()), or "cancelled" for none.
+std::string describe(const std::exception_ptr& error);
+
 // Why a task did not succeed: the task whose body threw (or was cancelled) and its error.
 struct FailureRecord {
   std::string task;

@@ -92,6 +92,9 @@ class HostBuffer {
   }
   HostBuffer(const HostBuffer&) = delete;
   HostBuffer& operator=(const HostBuffer&) = delete;
+  // Whole pages from the system (not pinned), returned to it when freed; empty (data() null)
+  // when the system has none left.
+  static HostBuffer mapped(std::uint64_t bytes);
   ~HostBuffer() {
     if (data_ != nullptr && free_) free_(data_);
   }
