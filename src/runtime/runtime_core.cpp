@@ -827,24 +827,30 @@ void RuntimeCore::finish_one(TaskState* task, TaskStatus status,
   // is run()'s to release: a deferred completion may finish the task here, on another thread,
   // while run() still holds the body.
   if (task->status.load(std::memory_order_acquire) != TaskStatus::running) task->body.reset();
+  // Observers hear of the finish before any successor may start: before the task is closed (a
+  // task submitted after that no longer waits for it) and its successors are released.
+  const bool observed =
+      !task->internal && !task->barrier && observing_.load(std::memory_order_relaxed);
+  const auto close = [&] {
+    task->status.store(status, std::memory_order_release);
+    task->closed = true;
+  };
   {
     std::lock_guard guard(task->lock);
     if (failure) task->failure = std::move(failure);
     // A task that ran is poisoned only by a queue predecessor that failed after it was enqueued.
     if (status == TaskStatus::succeeded && task->failure) status = TaskStatus::failed;
-    task->status.store(status, std::memory_order_release);
-    task->closed = true;
+    if (!observed) close();
   }
-  // Observers hear of the finish before any successor may start (a reader group is not told).
-  if (!task->internal && !task->barrier) {
-    summary_observer_.on_finish(task->name, task->id, status);
-    if (observing_.load(std::memory_order_relaxed)) {
-      if (const auto observers = observers_.load(std::memory_order_acquire)) {
-        for (const auto& observer : *observers)
-          observer->on_finish(task->name, task->id, status);
-      }
+  if (observed) {
+    if (const auto observers = observers_.load(std::memory_order_acquire)) {
+      for (const auto& observer : *observers)
+        observer->on_finish(task->name, task->id, status);
     }
+    std::lock_guard guard(task->lock);
+    close();
   }
+  if (!task->internal && !task->barrier) summary_observer_.on_finish(task->name, task->id, status);
   // Closed: nobody adds successors or callbacks any more, so the lists are read without the lock.
   for (TaskState* successor : task->successors) {
     if (task->enqueued && follows_in_queue(task, successor)) {
