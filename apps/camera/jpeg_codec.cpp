@@ -15,16 +15,22 @@
 #include "strata/base/error.hpp"
 
 namespace strata::apps::camera {
-namespace {
+namespace jpeg_detail {
 
 // libjpeg's error manager extended with where to jump back to and the message to report.
 // libjpeg calls error_exit (errors) and emit_message (warnings, traces) through the base; a
-// longjmp back into the function that called libjpeg replaces its default exit().
+// longjmp back into the function that called libjpeg replaces its default exit(). Not in the
+// anonymous namespace: JpegReader::State, a member of a class with linkage, holds one.
 struct ErrorJump {
   jpeg_error_mgr base;  // first: libjpeg hands back a pointer to it
   std::jmp_buf jump;
   char message[JMSG_LENGTH_MAX];
 };
+
+}  // namespace jpeg_detail
+namespace {
+
+using jpeg_detail::ErrorJump;
 
 ErrorJump& error_jump_of(j_common_ptr info) {
   return *reinterpret_cast<ErrorJump*>(info->err);  // `base` is the first member

@@ -56,7 +56,7 @@ __kernel void prnu_spectrum_power(uint width, uint height, __global const float*
 }
 )";
 
-constexpr const char* scale_source = R"(
+constexpr const char* wiener_scale_source = R"(
 float power_at(__global const float* power, long width, long height, long u, long c) {
   if (u < 0 || u >= height || c < 0 || c >= width) return 0.0f;
   const long columns = width / 2 + 1;
@@ -112,7 +112,7 @@ extern "C" __global__ void prnu_spectrum_power(unsigned int width, unsigned int 
 }
 )";
 
-constexpr const char* scale_cuda = R"(
+constexpr const char* wiener_scale_cuda = R"(
 __device__ float power_at(const float* power, long long width, long long height, long long u,
                           long long c) {
   if (u < 0 || u >= height || c < 0 || c >= width) return 0.0f;
@@ -182,7 +182,7 @@ KernelDefinition make_power() {
       .cuda(power_cuda);
 }
 
-KernelDefinition make_scale() {
+KernelDefinition make_wiener_scale() {
   return KernelDefinition("prnu_wiener_scale")
       .scalar<std::uint32_t>("width")
       .scalar<std::uint32_t>("height")
@@ -208,8 +208,8 @@ KernelDefinition make_scale() {
             spectrum[2 * (u * half + v) + 1] *= scale;
           }
       })
-      .opencl(scale_source)
-      .cuda(scale_cuda);
+      .opencl(wiener_scale_source)
+      .cuda(wiener_scale_cuda);
 }
 
 }  // namespace
@@ -219,7 +219,7 @@ const KernelDefinition& spectrum_power_kernel() {
   return kernel;
 }
 const KernelDefinition& wiener_scale_kernel() {
-  static const KernelDefinition kernel = make_scale();
+  static const KernelDefinition kernel = make_wiener_scale();
   return kernel;
 }
 

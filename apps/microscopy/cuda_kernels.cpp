@@ -99,7 +99,7 @@ __device__ float3 translation_rows(const float* left, const float* right, float 
 )";
 
 // The compass neighbour of the state, and OpenCL's M_PI_F (pi rounded to float) for the angles.
-constexpr const char* neighbour = R"(
+constexpr const char* neighbour_source = R"(
 #define STRATA_PI_F 3.14159274101257f
 
 __device__ float3 neighbour(const float* comparison, unsigned int candidate) {
@@ -250,11 +250,11 @@ std::string preprocess_cuda() {
 }
 
 std::string candidate_scores_cuda() {
-  return std::string(prelude) + neighbour + candidate_scores;
+  return std::string(prelude) + neighbour_source + candidate_scores;
 }
 
 std::string select_cuda() {
-  return std::string(neighbour) + select;
+  return std::string(neighbour_source) + select;
 }
 
 std::string finish_cuda() {

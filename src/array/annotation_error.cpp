@@ -7,15 +7,15 @@
 namespace strata::array {
 namespace {
 
-struct Place {
+struct TextPlace {
   std::size_t line = 1;    // 1-based
   std::size_t column = 1;  // 1-based
   std::size_t line_start = 0;
   std::size_t line_end = 0;
 };
 
-Place locate(std::string_view text, std::size_t offset) {
-  Place place;
+TextPlace locate(std::string_view text, std::size_t offset) {
+  TextPlace place;
   for (std::size_t i = 0; i < offset; ++i) {
     if (text[i] == '\n') {
       ++place.line;
@@ -45,7 +45,7 @@ std::string quote_with_caret(std::string_view line, std::size_t column) {
 }
 
 std::string message(std::string_view text, std::size_t offset, const std::string& reason) {
-  const Place place = locate(text, offset);
+  const TextPlace place = locate(text, offset);
   const std::string where = place.line == 1 && place.line_end == text.size()
                                 ? fmt::format("column {}", place.column)
                                 : fmt::format("line {}, column {}", place.line, place.column);
@@ -63,7 +63,7 @@ AnnotationError::AnnotationError(std::string_view annotation, std::size_t offset
       annotation_(annotation),
       reason_(std::move(reason)),
       offset_(std::min(offset, annotation.size())) {
-  const Place place = locate(annotation, offset_);
+  const TextPlace place = locate(annotation, offset_);
   line_ = place.line;
   column_ = place.column;
 }

@@ -10,14 +10,13 @@
 
 #include "strata/array/distribution.hpp"
 #include "strata/array/work_distribution.hpp"
+#include "strata/base/units.hpp"
 
 namespace strata::array {
 namespace {
 
-constexpr std::uint64_t MiB = 1ull << 20;
-
 // Two ranks of two devices with the given loads (rank by rank).
-Topology two_ranks_of_two(std::vector<PlaceLoad> loads) {
+Topology two_loaded_ranks_of_two(std::vector<PlaceLoad> loads) {
   Topology topology{{2, 2}};
   topology.loads = {{loads[0], loads[1]}, {loads[2], loads[3]}};
   return topology;
@@ -34,7 +33,7 @@ std::map<std::pair<int, std::uint32_t>, int> count_by_place(
 TEST(AutomaticDistribution, ThePlaceWithTheMostFreeMemoryGetsTheChunks) {
   // 4 chunks of 1 MiB (float elements); rank 1 device 0 has 10 MiB more free than any other.
   const Topology topology =
-      two_ranks_of_two({{2 * MiB, 0}, {3 * MiB, 0}, {13 * MiB, 5}, {1 * MiB, 0}});
+      two_loaded_ranks_of_two({{2 * MiB, 0}, {3 * MiB, 0}, {13 * MiB, 5}, {1 * MiB, 0}});
   const Shape shape = Shape::of(std::vector<std::uint64_t>{1024, 1024});
   const auto chunks =
       Distribution::automatic({256, 1024}).chunks(shape, topology, "'a'", sizeof(float));
@@ -47,7 +46,7 @@ TEST(AutomaticDistribution, ThePlaceWithTheMostFreeMemoryGetsTheChunks) {
 TEST(AutomaticDistribution, AChunkTakesItsBytesFromItsPlaceSoOneCallSpreads) {
   // Rank 0 device 1 has 2.5 MiB more free: it takes chunks until it is no freer than the others.
   const Topology topology =
-      two_ranks_of_two({{4 * MiB, 0}, {6 * MiB + MiB / 2, 0}, {4 * MiB, 0}, {4 * MiB, 0}});
+      two_loaded_ranks_of_two({{4 * MiB, 0}, {6 * MiB + MiB / 2, 0}, {4 * MiB, 0}, {4 * MiB, 0}});
   const Shape shape = Shape::of(std::vector<std::uint64_t>{6 * 256 * 1024});  // 6 MiB of floats
   const auto chunks =
       Distribution::automatic({256 * 1024}).chunks(shape, topology, "'b'", sizeof(float));
@@ -65,7 +64,7 @@ TEST(AutomaticDistribution, AChunkTakesItsBytesFromItsPlaceSoOneCallSpreads) {
 TEST(AutomaticDistribution, TiesSpreadOverThePlacesAndQueuedWorkBreaksThem) {
   const Shape shape = Shape::of(std::vector<std::uint64_t>{8, 8});
   // Equal free memory: every place gets two of the eight tiles.
-  const Topology equal = two_ranks_of_two({{MiB, 0}, {MiB, 0}, {MiB, 0}, {MiB, 0}});
+  const Topology equal = two_loaded_ranks_of_two({{MiB, 0}, {MiB, 0}, {MiB, 0}, {MiB, 0}});
   for (const auto& [place, n] : count_by_place(Distribution::automatic({2, 8}).chunks(
            Shape::of(std::vector<std::uint64_t>{16, 8}), equal, "'c'", 4)))
     EXPECT_EQ(n, 2) << place.first << "/" << place.second;
@@ -76,7 +75,7 @@ TEST(AutomaticDistribution, TiesSpreadOverThePlacesAndQueuedWorkBreaksThem) {
   for (const auto& [place, n] : count_by_place(unknown))
     EXPECT_EQ(n, 4) << place.first << "/" << place.second;
   // Equal free memory, rank 0's devices busy: the first tile goes to the idle ones.
-  const Topology busy = two_ranks_of_two({{MiB, 3}, {MiB, 3}, {MiB, 0}, {MiB, 0}});
+  const Topology busy = two_loaded_ranks_of_two({{MiB, 3}, {MiB, 3}, {MiB, 0}, {MiB, 0}});
   const auto first = Distribution::automatic({8, 8}).chunks(shape, busy, "'c'", 4);
   ASSERT_EQ(first.size(), 1u);
   EXPECT_EQ(first[0].place, (Place{1, 0}));
@@ -93,7 +92,7 @@ TEST(AutomaticDistribution, APlaceWhoseLoadIsUnknownCountsAsTheFreestIdleOne) {
 }
 
 TEST(AutomaticDistribution, TheOtherDistributionsIgnoreTheLoads) {
-  const Topology topology = two_ranks_of_two({{0, 9}, {0, 9}, {0, 9}, {16 * MiB, 0}});
+  const Topology topology = two_loaded_ranks_of_two({{0, 9}, {0, 9}, {0, 9}, {16 * MiB, 0}});
   const Shape shape = Shape::of(std::vector<std::uint64_t>{8});
   const auto tiles = Distribution::tiles({2}).chunks(shape, topology);
   const auto plain = Distribution::tiles({2}).chunks(shape, Topology{{2, 2}});
@@ -108,7 +107,8 @@ TEST(AutomaticDistribution, TheOtherDistributionsIgnoreTheLoads) {
 
 TEST(AutomaticWorkDistribution, SuperblocksGoWhereTheLeastWorkIsQueuedCountingTheirOwn) {
   // Queued: 4, 0, 1, 0; rank 1 device 1 has more free memory than rank 0 device 1.
-  const Topology topology = two_ranks_of_two({{8 * MiB, 4}, {MiB, 0}, {8 * MiB, 1}, {2 * MiB, 0}});
+  const Topology topology =
+      two_loaded_ranks_of_two({{8 * MiB, 4}, {MiB, 0}, {8 * MiB, 1}, {2 * MiB, 0}});
   const auto superblocks =
       WorkDistribution::automatic({1}).superblocks({6, 1, 1}, 1, topology, "k");
   ASSERT_EQ(superblocks.size(), 6u);

@@ -5,14 +5,13 @@
 #include <stdexcept>
 #include <vector>
 
+#include "strata/base/units.hpp"
 #include "strata/device/device.hpp"
 #include "strata/device/errors.hpp"
 #include "strata/memory/memory_manager.hpp"
 
 namespace strata::memory {
 namespace {
-
-constexpr std::uint64_t MiB = 1024 * 1024;
 
 // A device of 1000 MiB whose free memory answers come from a list (the last one repeats), and
 // which refuses allocations above `allocatable`: what another process left.

@@ -11,12 +11,11 @@
 #include <numeric>
 #include <thread>
 
+#include "strata/base/units.hpp"
 #include "strata/device/backends.hpp"
 
 namespace strata::memory {
 namespace {
-
-constexpr std::uint64_t KiB = 1024;
 
 std::vector<std::byte> pattern(std::uint64_t bytes, unsigned seed) {
   std::vector<std::byte> data(bytes);

@@ -11,13 +11,13 @@
 #include <shared_mutex>
 #include <thread>
 
+#include "strata/base/units.hpp"
 #include "strata/device/backends.hpp"
 #include "strata/memory/memory_manager.hpp"
 
 namespace strata::memory {
 namespace {
 
-constexpr std::uint64_t KiB = 1024;
 constexpr std::uint64_t chunk_bytes = 4 * KiB;  // a multiple of the pools' 256 B alignment
 
 // Copies the manager reports, counted per direction relative to one space.

@@ -11,13 +11,12 @@
 #include <shared_mutex>
 #include <thread>
 
+#include "strata/base/units.hpp"
 #include "strata/device/backends.hpp"
 #include "strata/memory/memory_manager.hpp"
 
 namespace strata::memory {
 namespace {
-
-constexpr std::uint64_t KiB = 1024;
 
 // The bytes chunk `chunk` holds after its `version`-th write.
 std::vector<std::byte> expected(std::uint64_t chunk, std::uint64_t version, std::uint64_t bytes) {

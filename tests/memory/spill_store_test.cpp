@@ -24,13 +24,13 @@
 #include <thread>
 #include <vector>
 
+#include "strata/base/units.hpp"
+
 namespace strata::memory {
 namespace {
 
 namespace fs = std::filesystem;
 using Bytes = std::vector<std::byte>;
-
-constexpr std::uint64_t kMiB = 1 << 20;
 
 Bytes random_bytes(std::size_t size, std::mt19937_64& rng) {
   Bytes bytes(size);
@@ -76,8 +76,8 @@ class SpillStoreTest : public ::testing::Test {
 TEST_F(SpillStoreTest, RandomChunksRoundTripAgainstAReferenceMap) {
   SpillStore store(root_, 0);
   std::map<std::uint64_t, Bytes> reference;
-  const std::vector<std::size_t> sizes = {
-      0, 1, 7, 4096, 1 << 20, (1 << 20) + 3, 3 * kMiB + 17, 5 * kMiB};
+  const std::vector<std::size_t> sizes = {0,      1, 7, 4096, 1 << 20, (1 << 20) + 3, 3 * MiB + 17,
+                                          5 * MiB};
   for (int step = 0; step < 120; ++step) {
     const std::uint64_t chunk = rng_() % 24;
     const int action = static_cast<int>(rng_() % 10);
@@ -145,10 +145,10 @@ TEST_F(SpillStoreTest, ReadIntoABufferOfAnotherSizeFails) {
 }
 
 TEST_F(SpillStoreTest, CapacityExceededNamesRequestCapacityAndUse) {
-  SpillStore store(root_, 4 * kMiB);
-  store.write(1, Bytes(3 * kMiB));
+  SpillStore store(root_, 4 * MiB);
+  store.write(1, Bytes(3 * MiB));
   try {
-    store.write(2, Bytes(2 * kMiB));
+    store.write(2, Bytes(2 * MiB));
     FAIL() << "write over the capacity succeeded";
   } catch (const SpillError& e) {
     const std::string message = e.what();
@@ -157,15 +157,15 @@ TEST_F(SpillStoreTest, CapacityExceededNamesRequestCapacityAndUse) {
     EXPECT_NE(message.find("3.00 MiB is in use (1 files)"), std::string::npos) << message;
   }
   EXPECT_FALSE(store.contains(2));
-  store.write(1, Bytes(4 * kMiB));  // an overwrite may use the room of the copy it replaces
+  store.write(1, Bytes(4 * MiB));  // an overwrite may use the room of the copy it replaces
   store.remove(1);
-  store.write(2, Bytes(2 * kMiB));
-  EXPECT_EQ(store.stats().bytes_on_disk, 2 * kMiB);
+  store.write(2, Bytes(2 * MiB));
+  EXPECT_EQ(store.stats().bytes_on_disk, 2 * MiB);
 }
 
 TEST_F(SpillStoreTest, ByteFlippedInTheFileIsDetected) {
   SpillStore store(root_, 0);
-  const Bytes data = random_bytes(kMiB, rng_);
+  const Bytes data = random_bytes(MiB, rng_);
   store.write(3, data);
   {
     std::fstream file(store.path_of(3), std::ios::in | std::ios::out | std::ios::binary);
@@ -360,13 +360,13 @@ class FileSizeLimit {
 
 TEST_F(SpillStoreTest, FullDiskGivesAClearErrorAndKeepsTheOlderCopy) {
   SpillStore store(root_, 0);
-  const Bytes old_copy = random_bytes(kMiB, rng_);
+  const Bytes old_copy = random_bytes(MiB, rng_);
   store.write(7, old_copy);
   const SpillStats before = store.stats();
 
-  const Bytes bigger = random_bytes(6 * kMiB + 5, rng_);
+  const Bytes bigger = random_bytes(6 * MiB + 5, rng_);
   {
-    FileSizeLimit limit(2 * kMiB + 100);  // the header and about 2 MiB fit
+    FileSizeLimit limit(2 * MiB + 100);  // the header and about 2 MiB fit
     try {
       store.write(7, bigger);
       FAIL() << "a write past the file-size limit succeeded";
@@ -416,10 +416,10 @@ TEST_F(SpillStoreTest, FullTmpfsGivesDiskFullAndKeepsTheOlderCopy) {
     try {
       SpillStore store(root_, 0);
       std::mt19937_64 rng(1);
-      const Bytes old_copy = random_bytes(kMiB, rng);
+      const Bytes old_copy = random_bytes(MiB, rng);
       store.write(1, old_copy);
       try {
-        store.write(1, random_bytes(5 * kMiB, rng));
+        store.write(1, random_bytes(5 * MiB, rng));
         report(1, "a write larger than the tmpfs succeeded");
       } catch (const SpillError& e) {
         result = e.what();

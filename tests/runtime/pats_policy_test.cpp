@@ -180,7 +180,7 @@ TEST(Pats, PriorityComesBeforeSpeedup) {
 }
 
 // Records what choose() saw, and picks the last candidate.
-class Recorder final : public PlacementPolicy {
+class ChoiceRecorder final : public PlacementPolicy {
  public:
   std::size_t choose(const TaskView& task, std::span<const ExecutorView> candidates) override {
     name = task.name();
@@ -206,8 +206,8 @@ class Recorder final : public PlacementPolicy {
 
 TEST(PlacementPolicies, SeeAReadOnlyViewOfTheTaskAndItsCandidates) {
   HeldNode node;
-  auto owned = std::make_unique<Recorder>();
-  Recorder& seen = *owned;
+  auto owned = std::make_unique<ChoiceRecorder>();
+  ChoiceRecorder& seen = *owned;
   node.rt.set_placement_policy(std::move(owned));
   DataHandle small = node.rt.create_data("small", 100);
   DataHandle large = node.rt.create_data("large", 5000);

@@ -26,7 +26,7 @@ using stress::max_accesses;
 using stress::mix;
 using stress::PlannedAccess;
 
-struct PlannedTask {
+struct PlannedPolicyTask {
   std::uint64_t id;
   std::vector<PlannedAccess> accesses;
   std::vector<int> after;
@@ -36,13 +36,14 @@ struct PlannedTask {
   int children;  // pooled children it submits and waits for
 };
 
-std::vector<PlannedTask> plan(std::mt19937_64& random, int tasks, int data_items) {
-  std::vector<PlannedTask> planned(tasks);
+std::vector<PlannedPolicyTask> plan_policy_tasks(std::mt19937_64& random, int tasks,
+                                                 int data_items) {
+  std::vector<PlannedPolicyTask> planned(tasks);
   std::uniform_int_distribution<int> datum(0, data_items - 1);
   std::discrete_distribution<int> mode({45, 20, 20, 15});
   std::uniform_real_distribution<double> speedup(1.0, 20.0);
   for (int t = 0; t < tasks; ++t) {
-    PlannedTask& task = planned[t];
+    PlannedPolicyTask& task = planned[t];
     task.id = static_cast<std::uint64_t>(t) + 1;
     const int count = static_cast<int>(random() % (max_accesses + 1));
     for (int a = 0; a < count; ++a) {
@@ -85,12 +86,12 @@ enum class Policy { least_loaded, pats, locality };
 void run_and_compare(std::uint64_t seed, int tasks, int data_items, unsigned cpu_threads,
                      Policy policy) {
   std::mt19937_64 random(seed);
-  const std::vector<PlannedTask> planned = plan(random, tasks, data_items);
+  const std::vector<PlannedPolicyTask> planned = plan_policy_tasks(random, tasks, data_items);
   const stress::SequentialRun expected = stress::run_sequentially(planned, seed, data_items);
   std::vector<std::uint64_t> actual_data = expected.start;
   std::vector<std::array<std::uint64_t, max_accesses>> actual_seen(tasks);
   int expected_children = 0;
-  for (const PlannedTask& task : planned)
+  for (const PlannedPolicyTask& task : planned)
     expected_children += task.children;
 
   Config config;
@@ -122,7 +123,7 @@ void run_and_compare(std::uint64_t seed, int tasks, int data_items, unsigned cpu
     std::vector<TaskHandle> submitted;
     submitted.reserve(tasks);
     for (int t = 0; t < tasks; ++t) {
-      const PlannedTask& task = planned[t];
+      const PlannedPolicyTask& task = planned[t];
       TaskSpec spec("random");
       spec.with_priority(task.priority).with_speedup(task.speedup);
       for (int e = 0; e < 3; ++e)
@@ -132,7 +133,7 @@ void run_and_compare(std::uint64_t seed, int tasks, int data_items, unsigned cpu
       for (int before : task.after)
         spec.after(submitted[before]);
       submitted.push_back(rt.submit(std::move(spec), [&, t](TaskContext& context) {
-        const PlannedTask& me = planned[t];
+        const PlannedPolicyTask& me = planned[t];
         std::vector<TaskHandle> children;
         for (int c = 0; c < me.children; ++c) {
           children.push_back(context.runtime().submit(

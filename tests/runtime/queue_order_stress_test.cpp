@@ -26,19 +26,19 @@ using stress::PlannedAccess;
 
 enum class Where { cpu, queue_a, queue_b, queue_a_unpromised };
 
-struct PlannedTask {
+struct PlannedQueueTask {
   std::uint64_t id;
   std::vector<PlannedAccess> accesses;
   Where where;
 };
 
-std::vector<PlannedTask> plan(std::mt19937_64& random, int tasks, int data_items) {
-  std::vector<PlannedTask> planned(tasks);
+std::vector<PlannedQueueTask> plan_queue_tasks(std::mt19937_64& random, int tasks, int data_items) {
+  std::vector<PlannedQueueTask> planned(tasks);
   std::uniform_int_distribution<int> datum(0, data_items - 1);
   std::discrete_distribution<int> mode({45, 20, 25, 10});  // read, write, read_write, reduce
   std::discrete_distribution<int> where({20, 40, 30, 10});
   for (int t = 0; t < tasks; ++t) {
-    PlannedTask& task = planned[t];
+    PlannedQueueTask& task = planned[t];
     task.id = static_cast<std::uint64_t>(t) + 1;
     const int count = 1 + static_cast<int>(random() % max_accesses);
     for (int a = 0; a < count; ++a) {
@@ -55,7 +55,7 @@ std::vector<PlannedTask> plan(std::mt19937_64& random, int tasks, int data_items
 
 void run_and_compare(std::uint64_t seed, int tasks, int data_items) {
   std::mt19937_64 random(seed);
-  const std::vector<PlannedTask> planned = plan(random, tasks, data_items);
+  const std::vector<PlannedQueueTask> planned = plan_queue_tasks(random, tasks, data_items);
   const stress::SequentialRun expected = stress::run_sequentially(planned, seed, data_items);
   std::vector<std::uint64_t> actual_data = expected.start;
   std::vector<std::array<std::uint64_t, max_accesses>> actual_seen(tasks);
@@ -74,7 +74,7 @@ void run_and_compare(std::uint64_t seed, int tasks, int data_items) {
     for (int d = 0; d < data_items; ++d)
       handles.push_back(rt.create_data("d" + std::to_string(d)));
     for (int t = 0; t < tasks; ++t) {
-      const PlannedTask& task = planned[t];
+      const PlannedQueueTask& task = planned[t];
       TaskSpec spec("random");
       for (const auto& access : task.accesses)
         spec.access(handles[access.datum], access.mode);

@@ -25,7 +25,7 @@ struct Inner {
   std::vector<Inner> children;
 };
 
-struct PlannedTask {
+struct PlannedWaitingTask {
   std::uint64_t id;
   std::vector<PlannedAccess> accesses;
   int after = -1;  // explicit dependency on an earlier task, or -1
@@ -49,7 +49,7 @@ std::uint64_t children_value(const Inner& inner, std::uint64_t id) {
 }
 
 // The task's effect on the shared data, given what its children computed.
-std::uint64_t apply(const PlannedTask& task, std::uint64_t from_children,
+std::uint64_t apply(const PlannedWaitingTask& task, std::uint64_t from_children,
                     std::vector<std::uint64_t>& data) {
   std::uint64_t seen = mix(task.id, from_children);
   for (const auto& access : task.accesses) {
@@ -79,12 +79,12 @@ Inner plan_inner(std::mt19937_64& random, int task_index, int depth, int waiting
   return inner;
 }
 
-std::vector<PlannedTask> plan(std::mt19937_64& random, int tasks, int data_items,
-                              int waiting_percent) {
-  std::vector<PlannedTask> planned(tasks);
+std::vector<PlannedWaitingTask> plan_waiting_tasks(std::mt19937_64& random, int tasks,
+                                                   int data_items, int waiting_percent) {
+  std::vector<PlannedWaitingTask> planned(tasks);
   std::discrete_distribution<int> mode({45, 20, 20, 15});  // read, write, read_write, reduce
   for (int t = 0; t < tasks; ++t) {
-    PlannedTask& task = planned[t];
+    PlannedWaitingTask& task = planned[t];
     task.id = static_cast<std::uint64_t>(t) + 1;
     const int count = static_cast<int>(random() % 4);
     for (int a = 0; a < count; ++a) {
@@ -129,7 +129,8 @@ std::uint64_t run_inner(Runtime& rt, const std::vector<TaskHandle>& top, const I
 void run_and_compare(std::uint64_t seed, int tasks, int data_items, unsigned cpu_threads,
                      int waiting_percent) {
   std::mt19937_64 random(seed);
-  const std::vector<PlannedTask> planned = plan(random, tasks, data_items, waiting_percent);
+  const std::vector<PlannedWaitingTask> planned =
+      plan_waiting_tasks(random, tasks, data_items, waiting_percent);
 
   std::vector<std::uint64_t> expected_data(data_items);
   for (int d = 0; d < data_items; ++d)
@@ -154,14 +155,14 @@ void run_and_compare(std::uint64_t seed, int tasks, int data_items, unsigned cpu
       handles.push_back(rt.create_data("d" + std::to_string(d), 1));
     std::vector<TaskHandle> submitted(tasks);
     for (int t = 0; t < tasks; ++t) {
-      const PlannedTask& task = planned[t];
+      const PlannedWaitingTask& task = planned[t];
       TaskSpec spec("random");
       if (task.on_io) spec.on(rt.io());
       for (const auto& access : task.accesses)
         spec.access(handles[access.datum], access.mode);
       if (task.after >= 0) spec.after(submitted[task.after]);
       submitted[t] = rt.submit(std::move(spec), [&, t] {
-        const PlannedTask& me = planned[t];
+        const PlannedWaitingTask& me = planned[t];
         const std::uint64_t from_children = run_inner(rt, submitted, me.inner, me.id, 0);
         actual_seen[t] = apply(me, from_children, actual_data);
       });

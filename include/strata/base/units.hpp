@@ -8,6 +8,11 @@
 
 namespace strata {
 
+// Binary byte units, for sizes written in code (e.g. 64 * KiB).
+inline constexpr std::uint64_t KiB = 1024;
+inline constexpr std::uint64_t MiB = 1024 * KiB;
+inline constexpr std::uint64_t GiB = 1024 * MiB;
+
 // How parsing a number went: a value, text that is no number, or a number beyond 64 bits.
 enum class ParseStatus { ok, malformed, out_of_range };
 

@@ -36,28 +36,28 @@ extern "C" __global__ void add_one(unsigned n, int* v) {
 )");
 }
 
-constexpr std::uint32_t n = 1 << 16;
+constexpr std::uint32_t element_count = 1 << 16;
 
 Event add_one(const CompiledKernel& kernel, const DeviceBuffer& v, std::span<const Event> after) {
   return gpu()
       .queue(QueueKind::compute)
-      .launch(kernel, LaunchGeometry{Dim3{n}, Dim3{256}, 1},
-              {KernelArg::value(n), KernelArg::array<std::int32_t>(v)}, after);
+      .launch(kernel, LaunchGeometry{Dim3{element_count}, Dim3{256}, 1},
+              {KernelArg::value(element_count), KernelArg::array<std::int32_t>(v)}, after);
 }
 
 TEST(CudaOrdering, UploadKernelDownloadChainAcrossTheThreeStreams) {
   STRATA_REQUIRE_CUDA_DEVICE();
   auto kernel = gpu().compile(add_one_kernel());
-  DeviceBuffer v = gpu().allocate(n * sizeof(std::int32_t));
-  std::vector<std::int32_t> host(n, 0);
+  DeviceBuffer v = gpu().allocate(element_count * sizeof(std::int32_t));
+  std::vector<std::int32_t> host(element_count, 0);
   for (int round = 1; round <= 20; ++round) {
     Event up = gpu()
                    .queue(QueueKind::host_to_device)
-                   .copy_to_device(v, 0, host.data(), n * sizeof(std::int32_t));
+                   .copy_to_device(v, 0, host.data(), element_count * sizeof(std::int32_t));
     Event done = add_one(*kernel, v, std::span(&up, 1));
     gpu()
         .queue(QueueKind::device_to_host)
-        .copy_to_host(host.data(), v, 0, n * sizeof(std::int32_t), std::span(&done, 1))
+        .copy_to_host(host.data(), v, 0, element_count * sizeof(std::int32_t), std::span(&done, 1))
         .wait();
     ASSERT_EQ(host.front(), round);
     ASSERT_EQ(host.back(), round);
@@ -67,7 +67,7 @@ TEST(CudaOrdering, UploadKernelDownloadChainAcrossTheThreeStreams) {
 TEST(CudaOrdering, AManualEventHoldsBackItsQueueWithoutBlocking) {
   STRATA_REQUIRE_CUDA_DEVICE();
   auto kernel = gpu().compile(add_one_kernel());
-  DeviceBuffer v = upload(gpu(), std::vector<std::int32_t>(n, 0));
+  DeviceBuffer v = upload(gpu(), std::vector<std::int32_t>(element_count, 0));
   Event gate = Event::manual();
   Event first = add_one(*kernel, v, std::span(&gate, 1));
   Event second = add_one(*kernel, v, {});  // no waits, but after `first` in the queue
@@ -85,7 +85,7 @@ TEST(CudaOrdering, AManualEventHoldsBackItsQueueWithoutBlocking) {
   // thread), so done() may lag the device a little; wait() completes it here.
   second.wait();
   EXPECT_TRUE(second.done());
-  const auto values = download<std::int32_t>(gpu(), v, n);
+  const auto values = download<std::int32_t>(gpu(), v, element_count);
   EXPECT_EQ(values.front(), 2);
   EXPECT_EQ(values.back(), 2);
   for (int i = 0; i < 1000 && !called; ++i)
@@ -96,35 +96,35 @@ TEST(CudaOrdering, AManualEventHoldsBackItsQueueWithoutBlocking) {
 TEST(CudaOrdering, AFailedForeignEventFailsTheOperationOnly) {
   STRATA_REQUIRE_CUDA_DEVICE();
   auto kernel = gpu().compile(add_one_kernel());
-  DeviceBuffer v = upload(gpu(), std::vector<std::int32_t>(n, 0));
+  DeviceBuffer v = upload(gpu(), std::vector<std::int32_t>(element_count, 0));
   Event gate = Event::manual();
   Event skipped = add_one(*kernel, v, std::span(&gate, 1));
   Event ran = add_one(*kernel, v, {});
   gate.state()->complete(std::make_exception_ptr(std::runtime_error("upload failed")));
   EXPECT_THROW(skipped.wait(), std::runtime_error);
   ran.wait();
-  EXPECT_EQ(download<std::int32_t>(gpu(), v, n).front(), 1);
+  EXPECT_EQ(download<std::int32_t>(gpu(), v, element_count).front(), 1);
 }
 
 TEST(CudaOrdering, ACpuQueueEventOrdersAnUpload) {
   STRATA_REQUIRE_CUDA_DEVICE();
   auto cpu = make_cpu_device(default_block_runner());
-  DeviceBuffer staging = cpu->allocate(n * sizeof(std::int32_t));
-  std::vector<std::int32_t> source(n, 7);
+  DeviceBuffer staging = cpu->allocate(element_count * sizeof(std::int32_t));
+  std::vector<std::int32_t> source(element_count, 7);
   // The CPU queue first waits for a gate, so the CUDA upload must really wait for it.
   Event gate = Event::manual();
-  Event filled =
-      cpu->queue(QueueKind::host_to_device)
-          .copy_to_device(staging, 0, source.data(), n * sizeof(std::int32_t), std::span(&gate, 1));
-  DeviceBuffer v = gpu().allocate(n * sizeof(std::int32_t));
-  Event up =
-      gpu()
-          .queue(QueueKind::host_to_device)
-          .copy_to_device(v, 0, staging.handle(), n * sizeof(std::int32_t), std::span(&filled, 1));
+  Event filled = cpu->queue(QueueKind::host_to_device)
+                     .copy_to_device(staging, 0, source.data(),
+                                     element_count * sizeof(std::int32_t), std::span(&gate, 1));
+  DeviceBuffer v = gpu().allocate(element_count * sizeof(std::int32_t));
+  Event up = gpu()
+                 .queue(QueueKind::host_to_device)
+                 .copy_to_device(v, 0, staging.handle(), element_count * sizeof(std::int32_t),
+                                 std::span(&filled, 1));
   EXPECT_FALSE(up.done());
   gate.state()->complete();
   up.wait();
-  const auto values = download<std::int32_t>(gpu(), v, n);
+  const auto values = download<std::int32_t>(gpu(), v, element_count);
   EXPECT_EQ(values.front(), 7);
   EXPECT_EQ(values.back(), 7);
 }
@@ -132,7 +132,7 @@ TEST(CudaOrdering, ACpuQueueEventOrdersAnUpload) {
 TEST(CudaOrdering, CallbacksOfNativeEventsRun) {
   STRATA_REQUIRE_CUDA_DEVICE();
   auto kernel = gpu().compile(add_one_kernel());
-  DeviceBuffer v = upload(gpu(), std::vector<std::int32_t>(n, 0));
+  DeviceBuffer v = upload(gpu(), std::vector<std::int32_t>(element_count, 0));
   std::atomic<int> calls{0};
   std::vector<Event> events;
   for (int i = 0; i < 10; ++i) {
