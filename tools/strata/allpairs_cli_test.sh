@@ -70,10 +70,15 @@ if [[ $mode == real_photos ]]; then
   exit 0
 fi
 
-# The pid of the process of rank $1 of the run over $dir (Open MPI puts the rank in its environment).
+# The pid of the process of rank $1 of the run over $dir (Open MPI puts the rank in its
+# environment), not a child it forked that has not yet run another program (same command line
+# and environment).
 pid_of_rank() {
-  local pid
-  for pid in $(pgrep -f "allpairs run $app $dir" || true); do
+  local pids pid parent
+  pids=" $(pgrep -d ' ' -f "allpairs run $app $dir" || true) "
+  for pid in $pids; do
+    parent=$(awk '{print $4}' "/proc/$pid/stat" 2>/dev/null) || continue
+    [[ $pids == *" $parent "* ]] && continue
     if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1"; then
       echo "$pid"
       return
@@ -90,13 +95,15 @@ if [[ $mode == killed_rank ]]; then
   launch=$!
   trap 'kill "$launch" 2>/dev/null || true; rm -rf "$dir" "$dir".*' EXIT
   # Results in the journal (beyond its 12-byte header), and both ranks found.
-  until [[ $(stat -c %s "$journal" 2>/dev/null || echo 0) -gt 12 && -n $(pid_of_rank 0) &&
-    -n $(pid_of_rank 1) ]]; do
+  rank0='' rank1=''
+  until [[ $(stat -c %s "$journal" 2>/dev/null || echo 0) -gt 12 && -n $rank0 && -n $rank1 ]]; do
     kill -0 "$launch" 2>/dev/null || { cat "$dir".*; echo "the run ended before it was interrupted"; exit 1; }
     sleep 0.05
+    rank0=$(pid_of_rank 0) rank1=$(pid_of_rank 1)
   done
-  rank0=$(pid_of_rank 0) rank1=$(pid_of_rank 1)
-  kill -STOP "$rank0"  # held: the run cannot finish now (rank 0 keeps the journal)
+  # Held: the run cannot finish now (rank 0 keeps the journal).
+  kill -STOP "$rank0" 2>/dev/null ||
+    { sleep 1; cat "$dir".*; echo "rank 0 (pid $rank0) ended before it could be held"; exit 1; }
   [[ -e $journal && ! -e $dir/results.bin ]] ||
     { kill -CONT "$rank0"; echo "the run finished before it was interrupted; give it more items"; exit 1; }
   kill -KILL "$rank1"
