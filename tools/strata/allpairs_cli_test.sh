@@ -71,14 +71,10 @@ if [[ $mode == real_photos ]]; then
 fi
 
 # The pid of the process of rank $1 of the run over $dir (Open MPI puts the rank in its
-# environment), not a child it forked that has not yet run another program (same command line
-# and environment).
+# environment).
 pid_of_rank() {
-  local pids pid parent
-  pids=" $(pgrep -d ' ' -f "allpairs run $app $dir" || true) "
-  for pid in $pids; do
-    parent=$(awk '{print $4}' "/proc/$pid/stat" 2>/dev/null) || continue
-    [[ $pids == *" $parent "* ]] && continue
+  local pid
+  for pid in $(pgrep -f "allpairs run $app $dir" || true); do
     if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1"; then
       echo "$pid"
       return
