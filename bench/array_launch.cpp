@@ -370,22 +370,22 @@ void measure_launch(strata::node::Node& node, strata::cluster::Driver& driver,
     if (!cpu) return;
     results["distributed_idle_us_per_launch"].push_back(idle_seconds(blocks_ran, start, end) *
                                                         per_launch);
-    // Between kernel k-1's last block and kernel k's first: the runtime finishing task k-1 (its
-    // device event completed), task k's body starting on the compute executor, and the body's
-    // launch reaching the device (staging views, the queue, the block runner).
+    // Between kernel k-1's last block and kernel k's first. Task k's body queues kernel k; in
+    // queue order it may start once task k-1's body returned, before kernel k-1 ended (a body that
+    // only queues) or after it (the CPU device runs a kernel queued on its idle queue inside the
+    // body). Given beside the gap: how far ahead of kernel k-1's end task k's body started
+    // (negative: after it), and when the runtime saw task k-1 finish.
     const auto spans = kernel_spans(blocks_ran, blocks);
     if (spans.size() != task_starts.size() || spans.size() != task_finishes.size()) return;
-    std::vector<double> gaps, to_finish, to_body, to_block;
+    std::vector<double> gaps, to_finish, task_ahead;
     for (std::size_t k = 1; k < spans.size(); ++k) {
       gaps.push_back(static_cast<double>(spans[k].first - spans[k - 1].second) * 1e-3);
       to_finish.push_back(static_cast<double>(task_finishes[k - 1] - spans[k - 1].second) * 1e-3);
-      to_body.push_back(static_cast<double>(task_starts[k] - task_finishes[k - 1]) * 1e-3);
-      to_block.push_back(static_cast<double>(spans[k].first - task_starts[k]) * 1e-3);
+      task_ahead.push_back(static_cast<double>(spans[k - 1].second - task_starts[k]) * 1e-3);
     }
     results["distributed_gap_us"].push_back(median_of(gaps));
     results["distributed_gap_kernel_end_to_task_finish_us"].push_back(median_of(to_finish));
-    results["distributed_gap_task_finish_to_next_body_us"].push_back(median_of(to_body));
-    results["distributed_gap_body_to_first_block_us"].push_back(median_of(to_block));
+    results["distributed_next_task_ahead_us"].push_back(median_of(task_ahead));
   };
   const bool direct = options.only != "distributed";
   const bool distributed = options.only != "direct";

@@ -94,12 +94,11 @@ for run in launch_runs:
         lines += [f"| gap from one kernel's last block to the next one's first, direct (µs) | "
                   f"{spread(s['direct_gap_us'])} |",
                   f"| the same gap, distributed (µs) | {spread(s['distributed_gap_us'])} |",
-                  f"| … kernel's last block → runtime finishes its task (µs) | "
-                  f"{spread(s['distributed_gap_kernel_end_to_task_finish_us'])} |",
-                  f"| … task finished → next kernel task's body starts (µs) | "
-                  f"{spread(s['distributed_gap_task_finish_to_next_body_us'])} |",
-                  f"| … body starts → the kernel's first block runs (µs) | "
-                  f"{spread(s['distributed_gap_body_to_first_block_us'])} |"]
+                  f"| kernel's last block → runtime finishes its task (µs) | "
+                  f"{spread(s['distributed_gap_kernel_end_to_task_finish_us'])} |"]
+    if "distributed_next_task_ahead_us" in s:  # results from before 2026-11-30 lack it
+        lines += [f"| next kernel's task started before a kernel ended, by (µs; negative: after) | "
+                  f"{spread(s['distributed_next_task_ahead_us'])} |"]
     if "direct_gap_us" in s:
         lines += ["", "Gaps: per repetition the median over its launches, then median (min – max) "
                   "over the repetitions; the steps are timed by each block of the CPU kernel and "
