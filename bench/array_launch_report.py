@@ -111,7 +111,10 @@ lines += ["## 2. Planning time per superblock", "",
           "handing them to the ranks) divided by the superblocks, and separately the execution "
           "(from launch() returning to synchronize() returning). Trivial kernel (`global i => "
           "readwrite data[i]`), WorkDistribution::tiled; the array is either one chunk per "
-          "device (`row_blocks(n / places)`) or one chunk per superblock.", ""]
+          "device (`row_blocks(n / places)`) or one chunk per superblock. With one superblock the "
+          "time inside launch() is mostly the hand-off: the driver's own rank takes its plan on "
+          "a thread of its own, whose wake-up the driver pays (tens of µs on a VM); that hand-off "
+          "used to sit in the execution column, when plans went through the network thread.", ""]
 for run in [r for r in runs if r.get("measure") == "planning"]:
     if "skipped" in run:
         lines += [f"- {run['ranks']} rank(s): skipped ({run['skipped']})", ""]
