@@ -19,7 +19,7 @@ enum class Access : std::uint8_t { read, write, read_write, reduce };
 
 const char* to_string(Access access);
 
-// A registered piece of data (later issues back it by a memory chunk). Copies share identity.
+// A registered piece of data; ChunkStaging may back it by a memory chunk. Copies share identity.
 class DataHandle {
  public:
   DataHandle() = default;
