@@ -36,6 +36,9 @@ for run in runs:
         run["overhead_percent_of_medians"] = (
             (s["distributed_us_per_launch"]["median"] / s["direct_us_per_launch"]["median"] - 1)
             * 100)
+        if run.get("launches") == 1:  # a launch from idle: what the distributed side adds
+            run["fixed_cost_us"] = summary([d - t for d, t in zip(
+                run["distributed_us_per_launch"], run["direct_us_per_launch"])])
     if run.get("measure") == "planning" and "skipped" not in run:
         for point in run["points"]:
             point["plan_stats"] = summary(point["plan_us_per_superblock"])
@@ -61,7 +64,8 @@ lines = ["# Distributed kernel launches: launch overhead and planning per superb
          "- figures: median (min – max) over the repetitions", ""]
 
 lines += ["## 1. Launch overhead: Arrays::launch vs the same kernel on the device layer", ""]
-launch_runs = [r for r in runs if r.get("measure") == "launch"]
+launch_runs = [r for r in runs if r.get("measure") == "launch" and r.get("launches", 200) > 1]
+idle_runs = [r for r in runs if r.get("measure") == "launch" and r.get("launches") == 1]
 for run in launch_runs:
     if "skipped" in run:
         lines += [f"- {run['backend']}: skipped ({run['skipped']})", ""]
@@ -106,7 +110,29 @@ for run in launch_runs:
     lines += ["", f"Goal (issue 16): ≤ 1 % on a 1 ms kernel; the lightning paper reports 1.6 % "
               "against hand-written CUDA (§4.6).", ""]
 
-lines += ["## 2. Planning time per superblock", "",
+lines += ["## 2. A launch from idle: the fixed cost of a batch", "",
+          "One launch of a short kernel (calibrated to ~0.1 ms on the device layer), then a wait, "
+          "per repetition, direct and distributed alternating (ABBA) after an untimed warm-up. "
+          "What Arrays::launch adds here is paid once per batch of launches, not per launch: the "
+          "hand-offs between threads from the call to the kernel (driver → the rank's plan "
+          "thread → the device's executor) and from the kernel's end back to synchronize(). "
+          "Fixed cost: per repetition, distributed − direct; median (min – max).", "",
+          "| backend | device | direct µs | Arrays::launch + synchronize() µs | fixed cost µs | "
+          "inside launch() µs | synchronize() µs |",
+          "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
+for run in idle_runs:
+    if "skipped" in run:
+        lines += [f"| {run['backend']} | skipped ({run['skipped']}) | | | | | |"]
+        continue
+    s = run["stats"]
+    fixed = run["fixed_cost_us"]
+    lines += [f"| {run['backend']} | {run['device']} | {spread(s['direct_us_per_launch'])} | "
+              f"{spread(s['distributed_us_per_launch'])} | {spread(fixed)} | "
+              f"{spread(s['distributed_in_launch_us_per_launch'])} | "
+              f"{spread(s['distributed_synchronize_us'])} |"]
+lines += [""] + [f"- {run['backend']}: `{run['command']}`" for run in idle_runs] + [""]
+
+lines += ["## 3. Planning time per superblock", "",
           "Time inside Arrays::launch (annotation → access regions, chunk lookup, plans, and "
           "handing them to the ranks) divided by the superblocks, and separately the execution "
           "(from launch() returning to synchronize() returning). Trivial kernel (`global i => "

@@ -2,7 +2,8 @@
 # Builds and runs bench_array_launch (issue 16) and writes bench/results/array-launch.{json,md,png}:
 #   1. launch overhead of Arrays::launch vs the same kernel launched directly on the device, on
 #      the CPU device and, where clinfo lists one, the OpenCL device (PoCL), and where nvidia-smi
-#      lists a GPU, the CUDA device, one rank;
+#      lists a GPU, the CUDA device, one rank: 200 launches of a ~1 ms kernel in a row, and one
+#      launch of a ~0.1 ms kernel from idle (the fixed cost of a batch);
 #   2. planning time per superblock at 1, 100 and 10,000 superblocks per launch, on one rank and
 #      (where mpirun exists) on two.
 # Usage: bench/run_array_launch.sh [planning repetitions, default 7] [launch repetitions, default
@@ -35,6 +36,11 @@ else
   notes+=("OpenCL: no device listed by clinfo; skipped")
 fi
 opencl_note=$(IFS=';'; echo "${notes[*]}")
+# A launch from idle: one short kernel, then synchronize(), per repetition — the fixed cost of a
+# batch (hand-offs between threads from the call to the kernel and from its end to the caller).
+for run in "${runs[@]}"; do
+  runs+=("${run/--repetitions $launch_repetitions --launches 200/--repetitions $((2 * launch_repetitions + 1)) --launches 1 --target-ms 0.1}")
+done
 runs+=("$bin --measure planning --backend cpu --repetitions $repetitions")
 if command -v mpirun >/dev/null; then
   runs+=("mpirun --allow-run-as-root --oversubscribe -n 2 $bin --measure planning --backend cpu --repetitions $repetitions")
