@@ -119,7 +119,7 @@ export -f allpairs_apps
 section allpairs_apps 190 bash -c allpairs_apps
 [[ -s $logs/allpairs_apps.log ]] && python3 "$root/bench/allpairs_apps_report.py" \
   "$logs/allpairs_apps.log" "$logs/environment.txt" "$root/bench/results/allpairs-apps-$tag"
-section launch 70 "${bench[@]}" "$root/bench/run_array_launch.sh" 3 21
+section launch 90 "${bench[@]}" "$root/bench/run_array_launch.sh" 3 21
 section overhead 120 "${bench[@]}" STRATA_BENCH_RUN_LIMIT=90 "$root/bench/run_lightning_overhead.sh" 5 20 \
   cuda
 # Memory-bound kernels ran 5-8 % longer through Arrays::launch on the H200 (one operation a
