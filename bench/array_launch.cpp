@@ -517,6 +517,8 @@ int main(int argc, char** argv) {
           ", \"ranks\": " + std::to_string(driver.size()) +
           ", \"repetitions\": " + std::to_string(options.repetitions);
     if (node.devices().empty()) {
+      // The launch count says which table of the report the skipped run belongs to.
+      if (options.measure == "launch") out += ", \"launches\": " + std::to_string(options.launches);
       out += ", \"skipped\": " + json_string("no " + options.backend + " device found") + "}";
       return;
     }
