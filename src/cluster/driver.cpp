@@ -225,11 +225,33 @@ void Driver::plan(int rank, const std::string& kind, const std::vector<Use>& use
   add_planned(rank, kind, label.empty() ? kind : std::move(label), uses, std::move(args));
 }
 
+std::uint64_t Driver::plan_tracked(int rank, const std::string& kind, const std::vector<Use>& uses,
+                                   std::string args, std::string label) {
+  check_failure();
+  kinds_.find(kind);
+  return add_planned(rank, kind, label.empty() ? kind : std::move(label), uses, std::move(args),
+                     false, true);
+}
+
+std::vector<std::uint64_t> Driver::wait_tracked() {
+  flush();
+  std::unique_lock guard(lock_);
+  changed_.wait(guard, [&] { return failure_.has_value() || !tracked_done_.empty(); });
+  if (failure_) throw *failure_;
+  return std::exchange(tracked_done_, {});
+}
+
+std::uint64_t Driver::capacity_of(ChunkRef chunk) const {
+  auto it = chunks_.find(chunk.id);
+  return it == chunks_.end() ? 0 : it->second.bytes;
+}
+
 std::uint64_t Driver::add_planned(int rank, const std::string& kind, const std::string& name,
-                                  const std::vector<Use>& uses, std::string args, bool urgent) {
+                                  const std::vector<Use>& uses, std::string args, bool urgent,
+                                  bool tracked) {
   check_rank(rank, ("operation '" + name + "'").c_str());
   Batch batch;
-  PlanOp op{kind, 0, name, std::move(args), {}, -1, 0, urgent};
+  PlanOp op{kind, 0, name, std::move(args), {}, -1, 0, urgent, tracked};
   std::set<std::uint64_t> seen;
   for (const Use& use : uses) {
     Entry& used = entry(use.chunk, ("operation '" + name + "'").c_str());
@@ -584,6 +606,7 @@ void Driver::on_progress(int rank, const Progress& progress) {
     loads_.at(static_cast<std::size_t>(rank)) = progress.devices;
   }
   finished = std::max(finished, progress.finished);
+  tracked_done_.insert(tracked_done_.end(), progress.tracked.begin(), progress.tracked.end());
   changed_.notify_all();
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <exception>
 #include <memory>
 #include <optional>
 #include <string>
@@ -17,6 +18,8 @@ namespace {
 constexpr int driver_rank = 0;
 // Whether the operation this thread is submitting is urgent (PlanOp::urgent).
 thread_local bool submitting_urgent = false;
+// The tracked operation (PlanOp::tracked) this thread is submitting, if any.
+thread_local std::shared_ptr<PlanExecutor::TrackedOp> submitting_tracked;
 // Erases the finished tasks of `tasks` once it holds more than `limit`, then sets the limit to
 // twice what stays (at least `floor`): a plan far ahead of its tasks, whose entries are all
 // unfinished, prunes in amortized constant time instead of scanning them at every addition.
@@ -113,7 +116,7 @@ std::vector<DeviceLoad> PlanExecutor::loads() const {
 
 void PlanExecutor::report_progress() {
   network_.post_value(driver_rank, kinds::progress,
-                      Progress{finished_.load(std::memory_order_acquire), loads()});
+                      Progress{finished_.load(std::memory_order_acquire), loads(), {}});
 }
 
 void PlanExecutor::report_failure(const FailureReport& report) {
@@ -170,6 +173,8 @@ runtime::TaskHandle PlanExecutor::submit_task(runtime::TaskSpec spec, runtime::T
     spec.priority = runtime::Priority::high;
   }
   const std::uint32_t counted_on = unfinished_.add(spec.executors);
+  std::shared_ptr<TrackedOp> tracked = counted ? submitting_tracked : nullptr;
+  if (tracked) tracked->pending.fetch_add(1, std::memory_order_relaxed);
   for (LocalChunk* chunk : chunks) {
     for (const runtime::DataAccess& access : spec.accesses) {
       if (access.data.id() != chunk->data.id() || access.mode == runtime::Access::read) continue;
@@ -183,9 +188,11 @@ runtime::TaskHandle PlanExecutor::submit_task(runtime::TaskSpec spec, runtime::T
                    [](const runtime::TaskHandle& user) { return user.done(); });
     chunk->users.push_back(task);
   }
-  task.on_complete([this, counted_on, counted](const runtime::TaskHandle& done) {
-    finished(done, counted_on, counted);
-  });
+  task.on_complete(
+      [this, counted_on, counted, tracked = std::move(tracked)](const runtime::TaskHandle& done) {
+        finished(done, counted_on, counted);
+        if (tracked) release(*tracked);
+      });
   return task;
 }
 
@@ -201,18 +208,29 @@ void PlanExecutor::finished(const runtime::TaskHandle& task, std::uint32_t count
   const bool driver = network_.rank() == driver_rank;
   if (done == submitted_.load(std::memory_order_acquire)) {
     if (driver && local_.progress) {
-      local_.progress(Progress{done, {}});
+      local_.progress(Progress{done, {}, {}});
     } else {
       network_.post_value(driver_rank, kinds::progress,
-                          Progress{done, driver ? std::vector<DeviceLoad>{} : loads()});
+                          Progress{done, driver ? std::vector<DeviceLoad>{} : loads(), {}});
     }
   } else if (done % report_every == 0) {
     if (driver && local_.progress) {
-      local_.progress(Progress{done, {}});
+      local_.progress(Progress{done, {}, {}});
     } else if (!driver && reporter_) {
-      network_.post_value(driver_rank, kinds::progress, Progress{done, loads()});
+      network_.post_value(driver_rank, kinds::progress, Progress{done, loads(), {}});
     }
   }
+}
+
+void PlanExecutor::release(TrackedOp& tracked) {
+  if (tracked.pending.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  Progress progress{finished_.load(std::memory_order_acquire), {}, {tracked.op}};
+  if (network_.rank() == driver_rank && local_.progress) {
+    local_.progress(progress);
+    return;
+  }
+  if (network_.rank() != driver_rank) progress.devices = loads();
+  network_.post_value(driver_rank, kinds::progress, progress);
 }
 
 void PlanExecutor::submit(const PlanOp& op) {
@@ -222,6 +240,20 @@ void PlanExecutor::submit(const PlanOp& op) {
     ~Urgency() { submitting_urgent = was; }
     bool was;
   } const urgency(op.urgent);
+  // A tracked operation is reported once its handler returned and every task it counted ended;
+  // one whose handler threw is not (the failure is reported instead).
+  struct Tracking {
+    Tracking(PlanExecutor& executor, const PlanOp& op)
+        : plans(executor), exceptions(std::uncaught_exceptions()) {
+      if (op.tracked) submitting_tracked = std::make_shared<TrackedOp>(op.id);
+    }
+    ~Tracking() {
+      std::shared_ptr<TrackedOp> tracked = std::exchange(submitting_tracked, nullptr);
+      if (tracked && std::uncaught_exceptions() == exceptions) plans.release(*tracked);
+    }
+    PlanExecutor& plans;
+    int exceptions;
+  } const tracking(*this, op);
   auto builtin = builtin_.find(op.kind);
   if (builtin != builtin_.end()) {
     (this->*builtin->second)(op);

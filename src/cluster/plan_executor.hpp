@@ -106,7 +106,16 @@ class PlanExecutor final : public PlanContext {
   runtime::TaskHandle submit_part(runtime::TaskSpec spec, runtime::TaskFunction body,
                                   std::span<const PlannedAccess> accesses) override;
 
+  // A tracked operation being carried out: its handler (one count) and the tasks it counted.
+  struct TrackedOp {
+    explicit TrackedOp(std::uint64_t id) : op(id) {}
+    std::uint64_t op;
+    std::atomic<std::uint64_t> pending{1};
+  };
+
  private:
+  // Counts one part of `tracked` done; the last tells the driver.
+  void release(TrackedOp& tracked);
   // Tasks touching one chunk copy are remembered for a later drop, and drops of chunks no
   // receive followed (yet) until one does; finished ones are pruned past these (at least).
   static constexpr std::size_t prune_users_above = 64;

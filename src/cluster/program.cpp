@@ -56,6 +56,7 @@ struct Program::Parts {
   runtime::ExecutorId network_executor;
   OperationTable operations;
   PlanKindTable kinds;
+  StageTable stages;
   LoadReporter reporter;
   detail::UnfinishedCounts unfinished;  // outlives the plans, which count in it
   std::unique_ptr<detail::PlanExecutor> plans;
@@ -68,6 +69,7 @@ struct Program::Parts {
         staging(parts.staging),
         network_executor(parts.network_executor) {
     define_data_kinds(kinds);
+    define_stage_kind(kinds, stages);
   }
 
   ~Parts() {
@@ -126,6 +128,11 @@ void Program::define(std::string name, Operation operation) {
 void Program::define_kind(std::string name, PlanKind kind) {
   if (parts_->plans) throw Error("plan operation kind '" + name + "' defined after run()");
   parts_->kinds.define(std::move(name), std::move(kind));
+}
+
+void Program::define_stage(std::string name, Stage stage) {
+  if (parts_->plans) throw Error("stage '" + name + "' defined after run()");
+  parts_->stages.define(std::move(name), std::move(stage));
 }
 
 void Program::set_load_reporter(LoadReporter reporter) {

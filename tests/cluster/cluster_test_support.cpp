@@ -57,7 +57,70 @@ std::vector<std::uint64_t> filled(std::size_t words, std::uint64_t seed) {
   return out;
 }
 
+std::vector<std::uint64_t> stage_mixed(std::size_t words,
+                                       const std::vector<std::span<const std::uint64_t>>& inputs,
+                                       const StageMixArgs& args) {
+  std::vector<std::uint64_t> first(words), second(words), out(words);
+  mix(first, inputs, MixArgs{args.seed, false});
+  mix(second, inputs, MixArgs{args.seed + 1, false});
+  for (std::size_t i = 0; i < words; ++i)
+    out[i] = first[i] ^ (second[i] * 5);
+  return out;
+}
+
+namespace {
+// The words of `data` in the running task (which declared it).
+std::span<std::uint64_t> words_of(runtime::ChunkStaging& staging, runtime::TaskContext& task,
+                                  const runtime::DataHandle& data) {
+  const memory::ChunkView view = staging.view(task, data);
+  return {static_cast<std::uint64_t*>(view.host), view.bytes / 8};
+}
+
+void define_mix_stage(Program& program) {
+  program.define_stage("mix_stage", [](StageContext& stage) {
+    const auto args = stage.args<StageMixArgs>();
+    const std::uint64_t bytes = stage.bytes(0);
+    std::vector<runtime::DataHandle> inputs;
+    for (std::size_t i = 1; i < stage.chunk_count(); ++i)
+      inputs.push_back(stage.chunk(i));
+    const runtime::DataHandle first = stage.scratch("first", bytes);
+    const runtime::DataHandle second = stage.scratch("second", bytes);
+    runtime::ChunkStaging& staging = stage.staging();
+    auto half = [&staging, inputs](runtime::DataHandle out, std::uint64_t seed) {
+      return [&staging, inputs, out, seed](runtime::TaskContext& task) {
+        std::vector<std::span<const std::uint64_t>> in;
+        for (const runtime::DataHandle& input : inputs)
+          in.push_back(words_of(staging, task, input));
+        mix(words_of(staging, task, out), in, MixArgs{seed, false});
+      };
+    };
+    runtime::TaskSpec one("first half");
+    runtime::TaskSpec two("second half");
+    two.on(stage.runtime().cpu()).on(stage.runtime().io());
+    for (const runtime::DataHandle& input : inputs) {
+      one.reads(input);
+      two.reads(input);
+    }
+    one.writes(first);
+    two.writes(second);
+    stage.submit(std::move(one), half(first, args.seed));
+    stage.submit(std::move(two), half(second, args.seed + 1));
+    const runtime::DataHandle out = stage.chunk(0);
+    stage.submit(runtime::TaskSpec("combine").reads(first).reads(second).writes(out),
+                 [&staging, first, second, out, sleep = args.sleep_us](runtime::TaskContext& task) {
+                   const auto a = words_of(staging, task, first);
+                   const auto b = words_of(staging, task, second);
+                   const auto o = words_of(staging, task, out);
+                   for (std::size_t i = 0; i < o.size(); ++i)
+                     o[i] = a[i] ^ (b[i] * 5);
+                   std::this_thread::sleep_for(std::chrono::microseconds(sleep));
+                 });
+  });
+}
+}  // namespace
+
 void define_operations(Program& program) {
+  define_mix_stage(program);
   // A kind of plan operation of the tests' own: multiplies the words of accesses[0] in place.
   program.define_kind("scale", [](PlanContext& context, const PlanOp& op) {
     const runtime::DataHandle data = context.chunk(op.accesses.at(0));

@@ -48,9 +48,26 @@ inline constexpr std::uint64_t test_plan_window = 64;
 extern std::atomic<bool> hold_released;
 extern std::atomic<std::uint64_t> held_ran;
 
+// Arguments of the "mix_stage" stage: chunk 0 is written from the others (read) by three
+// fine-grain tasks, two in parallel (one of them on the CPU pool or the I/O pool, as the
+// placement policy picks) into scratch, then one that combines them and sleeps `sleep_us`.
+struct StageMixArgs {
+  std::uint64_t seed = 0;
+  std::uint64_t sleep_us = 0;
+
+  template <class Archive>
+  void serialize(Archive& archive) {
+    archive(seed, sleep_us);
+  }
+};
+// What "mix_stage" writes, computed sequentially.
+std::vector<std::uint64_t> stage_mixed(std::size_t words,
+                                       const std::vector<std::span<const std::uint64_t>>& inputs,
+                                       const StageMixArgs& args);
+
 // Defines "fill" (chunk 0 := seed-derived words), "mix", "fail" (throws), "hold" and
-// "steal_round" on every rank, and the plan operation kind "scale" (words of chunk 0 *= the u64
-// argument).
+// "steal_round" on every rank, the plan operation kind "scale" (words of chunk 0 *= the u64
+// argument) and the stage "mix_stage".
 void define_operations(Program& program);
 
 }  // namespace strata::cluster::testing

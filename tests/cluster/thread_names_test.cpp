@@ -3,10 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <string>
+#include <thread>
 
 namespace strata::cluster::testing {
 namespace {
@@ -22,7 +24,14 @@ std::set<std::string> thread_names() {
 }
 
 TEST(ThreadNames, TheNetworkPlanAndPoolThreadsAreNamed) {
-  const std::set<std::string> names = thread_names();
+  // Each thread names itself once it runs: when this is the first test, give them a moment.
+  std::set<std::string> names = thread_names();
+  for (int tries = 0; tries < 200 && (names.count("plan") == 0 || names.count("network") == 0 ||
+                                      names.count("cpu/0") == 0);
+       ++tries) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    names = thread_names();
+  }
   for (const char* name : {"network", "plan", "cpu/0"})
     EXPECT_EQ(names.count(name), 1u) << name;
 }

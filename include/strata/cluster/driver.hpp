@@ -128,6 +128,15 @@ class Driver {
          std::move(label));
   }
 
+  // Plans as plan() does and returns the operation's id; once its tasks on the rank ended, the
+  // rank tells the driver at once and wait_tracked() returns the id: what hands out work as
+  // ranks finish (stage_graph.hpp).
+  std::uint64_t plan_tracked(int rank, const std::string& kind, const std::vector<Use>& uses,
+                             std::string args = {}, std::string label = {});
+  // Sends what is batched, waits until a tracked operation finished and returns the ids of all
+  // that finished since the last call; throws RankFailed if a rank failed.
+  std::vector<std::uint64_t> wait_tracked();
+
   // Copies the elements of `from_box` in `from` into `to_box` (the same extents) of `to`, where
   // `to`'s copy is (its home if nothing wrote it yet; the rest of a fresh chunk is undefined).
   // Between ranks only the box's bytes travel: packed, sent, unpacked. On a node, the copy runs
@@ -172,6 +181,8 @@ class Driver {
 
   // Ranks holding a valid copy of the chunk.
   std::set<int> holders(ChunkRef chunk) const;
+  // The chunk's bytes as created (a late-sized chunk's capacity); 0 for an unknown chunk.
+  std::uint64_t capacity_of(ChunkRef chunk) const;
   // Per rank, per device: how loaded it is (free device memory, planned operations not finished).
   // The driver's own devices are read now; another rank's are what it last reported: when it
   // started, after each plan it took, every few hundred operations and whenever it ran out of
@@ -203,7 +214,8 @@ class Driver {
   void add(Batch& batch, int rank, PlanOp op);
   // Returns the operation's id.
   std::uint64_t add_planned(int rank, const std::string& kind, const std::string& name,
-                            const std::vector<Use>& uses, std::string args, bool urgent = false);
+                            const std::vector<Use>& uses, std::string args, bool urgent = false,
+                            bool tracked = false);
   // Marks the operation urgent if it is still batched (not yet sent to its rank).
   void hurry(int rank, std::uint64_t op);
   int source_of(const Entry& entry) const;  // the home's copy, else the lowest holder's
@@ -244,6 +256,7 @@ class Driver {
   std::condition_variable changed_;
   std::vector<std::uint64_t> finished_;
   std::vector<std::vector<DeviceLoad>> loads_;  // per rank, as last reported
+  std::vector<std::uint64_t> tracked_done_;     // tracked operations finished, not yet taken
   std::optional<RankFailed> failure_;
 };
 

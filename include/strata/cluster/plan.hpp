@@ -52,10 +52,13 @@ struct PlanOp {
   // Another rank waits on it (it writes what leaves the rank, or packs or unpacks a box between
   // ranks): its tasks run before other ready tasks of their executors.
   bool urgent = false;
+  // The driver hears at once when it finished (Driver::plan_tracked): its id comes back in the
+  // rank's next progress report, sent as soon as the operation's tasks all ended.
+  bool tracked = false;
 
   template <class Archive>
   void serialize(Archive& archive) {
-    archive(kind, id, operation, args, accesses, peer, transfer, urgent);
+    archive(kind, id, operation, args, accesses, peer, transfer, urgent, tracked);
   }
 };
 
@@ -73,10 +76,11 @@ struct Plan {
 struct Progress {
   std::uint64_t finished = 0;
   std::vector<DeviceLoad> devices;
+  std::vector<std::uint64_t> tracked;  // tracked operations (PlanOp::tracked) that finished
 
   template <class Archive>
   void serialize(Archive& archive) {
-    archive(finished, devices);
+    archive(finished, devices, tracked);
   }
 };
 

@@ -16,6 +16,7 @@
 #include "strata/cluster/network.hpp"
 #include "strata/cluster/operation.hpp"
 #include "strata/cluster/plan_kinds.hpp"
+#include "strata/cluster/stage.hpp"
 #include "strata/memory/memory_manager.hpp"
 #include "strata/runtime/chunk_staging.hpp"
 #include "strata/runtime/runtime.hpp"
@@ -52,6 +53,9 @@ class Program {
   // Defines a kind of plan operation (plan_kinds.hpp) by name; the same ones on every rank,
   // before run(). "copy_box" and "combine" are defined already.
   void define_kind(std::string name, PlanKind kind);
+  // Defines a stage (stage.hpp: a plan operation that builds a graph of fine-grain tasks) by
+  // name; the same ones on every rank, before run().
+  void define_stage(std::string name, Stage stage);
   // Replaces a defined kind with a variant of it (PlanKindTable::extend), before run(): the
   // node's device variants of "copy_box" and "combine".
   void extend_kind(const std::string& name, const std::function<PlanKind(PlanKind)>& extend);

@@ -1,0 +1,90 @@
+#pragma once
+// StageGraph: stage instances whose inputs other instances produce, handed out by the driver to
+// the ranks as they become ready (the region-templates paper's manager-worker scheme, §3.3): a
+// rank with a free slot gets a ready instance, preferably one whose inputs it already holds.
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "strata/cluster/driver.hpp"
+#include "strata/cluster/serialization.hpp"
+
+namespace strata::cluster {
+
+// One instance of a defined stage (Program::define_stage) with its chunks and arguments.
+struct StageInstance {
+  std::string stage;
+  std::vector<Use> uses;
+  std::string args;   // encoded (encode())
+  std::string label;  // traces and errors; default "<stage> <index>"
+};
+
+class StageGraph {
+ public:
+  // Adds an instance and returns its index. It depends on the instances added before it that
+  // write a chunk it uses, and on those that read a chunk it writes (since its last writer).
+  std::size_t add(StageInstance instance);
+  template <class Args>
+  std::size_t add_with(std::string stage, std::vector<Use> uses, const Args& args,
+                       std::string label = {}) {
+    const std::vector<std::byte> bytes = encode(args);
+    return add({std::move(stage), std::move(uses),
+                std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
+                std::move(label)});
+  }
+
+  std::size_t size() const { return instances_.size(); }
+  const StageInstance& instance(std::size_t index) const { return instances_.at(index); }
+  // The instances `index` waits for (each once, in increasing order).
+  std::span<const std::size_t> predecessors(std::size_t index) const {
+    return predecessors_.at(index);
+  }
+
+ private:
+  struct ChunkUsers {
+    std::optional<std::size_t> writer;
+    std::vector<std::size_t> readers;  // since the writer
+  };
+  std::vector<StageInstance> instances_;
+  std::vector<std::vector<std::size_t>> predecessors_;
+  std::map<std::uint64_t, ChunkUsers> users_;  // by chunk id
+};
+
+struct HandOutOptions {
+  // Instances a rank runs at once: it is handed a new one whenever one of its own ended. One
+  // value for every rank, or one per rank.
+  std::vector<unsigned> slots{2};
+  // Among the ready instances, the oldest this many are weighed for a free slot (bounded cost
+  // per hand-out on a wide graph).
+  std::size_t look_ahead = 64;
+  // A free slot takes the weighed instance whose inputs (by bytes) it holds most of; off: the
+  // oldest ready one.
+  bool prefer_held_inputs = true;
+};
+
+// What happened to one instance, in seconds since hand_out() began.
+struct HandedInstance {
+  int rank = -1;
+  double ready = 0;          // its last predecessor ended
+  double handed = 0;         // planned on its rank
+  double ended = 0;          // the driver heard it ended
+  bool held_inputs = false;  // its rank held all the bytes it reads when it was handed out
+};
+
+struct HandOutReport {
+  std::vector<HandedInstance> instances;  // by index
+  double seconds = 0;                     // from the start to the last end
+  std::vector<std::size_t> per_rank;      // instances each rank ran
+};
+
+// Runs every instance of `graph` over the driver's ranks and returns when all ended; throws
+// RankFailed (naming the rank, the instance's task and its error) when one fails, and Error for
+// an instance whose stage or chunks the driver refuses.
+HandOutReport hand_out(Driver& driver, const StageGraph& graph, const HandOutOptions& options = {});
+
+}  // namespace strata::cluster

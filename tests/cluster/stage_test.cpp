@@ -1,0 +1,199 @@
+// Stages and their hand-out: a stage instance builds a graph of fine-grain tasks on its rank and
+// ends when they have; a graph of instances is handed out over the ranks as they become ready,
+// preferring the rank that holds an instance's inputs. On 1, 2 and 4 ranks.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+
+#include "cluster_test_support.hpp"
+#include "strata/cluster/stage_graph.hpp"
+
+namespace strata::cluster::testing {
+namespace {
+
+using runtime::Access;
+constexpr std::size_t words = 64;
+
+std::vector<std::size_t> predecessors_of(const StageGraph& graph, std::size_t index) {
+  const auto list = graph.predecessors(index);
+  return {list.begin(), list.end()};
+}
+
+TEST(StageGraph, DependenciesFollowTheChunksReadAndWritten) {
+  StageGraph graph;
+  const ChunkRef a{1}, b{2}, c{3};
+  const std::size_t write_a = graph.add({"s", {{a, Access::write}}, {}, {}});
+  const std::size_t read_a_1 = graph.add({"s", {{b, Access::write}, {a, Access::read}}, {}, {}});
+  const std::size_t read_a_2 = graph.add({"s", {{c, Access::write}, {a, Access::read}}, {}, {}});
+  const std::size_t rewrite_a = graph.add({"s", {{a, Access::read_write}}, {}, {}});
+  const std::size_t read_b_c = graph.add({"s", {{b, Access::read}, {c, Access::read}}, {}, {}});
+  EXPECT_TRUE(graph.predecessors(write_a).empty());
+  EXPECT_EQ(predecessors_of(graph, read_a_1), std::vector<std::size_t>{write_a});
+  EXPECT_EQ(predecessors_of(graph, read_a_2), std::vector<std::size_t>{write_a});
+  // Written after two readers: waits for the writer and both readers.
+  EXPECT_EQ(predecessors_of(graph, rewrite_a),
+            (std::vector<std::size_t>{write_a, read_a_1, read_a_2}));
+  EXPECT_EQ(predecessors_of(graph, read_b_c), (std::vector<std::size_t>{read_a_1, read_a_2}));
+  EXPECT_EQ(graph.instance(read_b_c).label, "s 4");
+}
+
+TEST(Stage, OneInstanceRunsItsTaskGraphAndItsOutputIsReadOnAnotherRank) {
+  Driver& driver = *the_driver;
+  const int last = driver.size() - 1;
+  const ChunkRef input = driver.create_chunk("stage input", words * 8, last);
+  const ChunkRef output = driver.create_chunk("stage output", words * 8, last);
+  const ChunkRef after = driver.create_chunk("after the stage", words * 8, 0);
+  driver.run_with(last, "fill", {{input, Access::write}}, std::uint64_t{7});
+  const StageMixArgs args{11, 0};
+  plan_stage_with(driver, last, "mix_stage", {{output, Access::write}, {input, Access::read}},
+                  args);
+  // A later operation on rank 0 reads the stage's output.
+  driver.run_with(0, "mix", {{after, Access::write}, {output, Access::read}}, MixArgs{3, false});
+  const std::vector<std::uint64_t> in = filled(words, 7);
+  const std::vector<std::uint64_t> expected = stage_mixed(words, {in}, args);
+  EXPECT_EQ(as_words(driver.fetch(output)), expected);
+  std::vector<std::uint64_t> mixed(words);
+  mix(mixed, {expected}, MixArgs{3, false});
+  EXPECT_EQ(as_words(driver.fetch(after)), mixed);
+  driver.wait_all();
+}
+
+// A random graph of instances over a few chunks, handed out, against the same instances run one
+// after another on the host.
+TEST(StageHandOut, ARandomGraphGivesWhatASequentialRunGives) {
+  Driver& driver = *the_driver;
+  std::mt19937 random(2026);
+  constexpr int chunk_count = 10;
+  std::vector<ChunkRef> chunks;
+  std::vector<std::vector<std::uint64_t>> reference(chunk_count);
+  std::vector<bool> written(chunk_count, false);
+  for (int c = 0; c < chunk_count; ++c) {
+    chunks.push_back(driver.create_chunk("dag " + std::to_string(c), words * 8, c % driver.size()));
+    if (c < 3) {
+      driver.run_with(c % driver.size(), "fill", {{chunks[c], Access::write}}, std::uint64_t(c));
+      reference[c] = filled(words, c);
+      written[c] = true;
+    }
+  }
+  StageGraph graph;
+  for (int i = 0; i < 60; ++i) {
+    const int out = static_cast<int>(random() % chunk_count);
+    std::vector<Use> uses{{chunks[out], Access::write}};
+    std::vector<std::span<const std::uint64_t>> inputs;
+    const int reads = static_cast<int>(random() % 4);
+    for (int r = 0; r < reads; ++r) {
+      const int in = static_cast<int>(random() % chunk_count);
+      const bool used = std::any_of(uses.begin(), uses.end(),
+                                    [&](const Use& use) { return use.chunk.id == chunks[in].id; });
+      if (!written[in] || used) continue;
+      uses.push_back({chunks[in], Access::read});
+      inputs.push_back(reference[in]);
+    }
+    const StageMixArgs args{static_cast<std::uint64_t>(100 + i), random() % 3 * 200};
+    graph.add_with("mix_stage", uses, args);
+    reference[out] = stage_mixed(words, inputs, args);
+    written[out] = true;
+  }
+  const HandOutReport report = hand_out(driver, graph, HandOutOptions{{2}, 16, true});
+  for (int c = 0; c < chunk_count; ++c) {
+    if (!written[c]) continue;
+    EXPECT_EQ(as_words(driver.fetch(chunks[c])), reference[c]) << "chunk " << c;
+  }
+  ASSERT_EQ(report.instances.size(), graph.size());
+  std::size_t total = 0;
+  for (std::size_t count : report.per_rank)
+    total += count;
+  EXPECT_EQ(total, graph.size());
+  // Handed out only once ready, never more at once on a rank than its slots.
+  for (std::size_t i = 0; i < graph.size(); ++i) {
+    const HandedInstance& instance = report.instances[i];
+    EXPECT_GE(instance.handed, instance.ready) << "instance " << i;
+    EXPECT_GE(instance.ended, instance.handed) << "instance " << i;
+    for (std::size_t p : graph.predecessors(i))
+      EXPECT_GE(instance.handed, report.instances[p].ended) << "instance " << i << " after " << p;
+    int overlapping = 0;
+    for (const HandedInstance& other : report.instances) {
+      if (other.rank == instance.rank && other.handed <= instance.handed &&
+          other.ended > instance.handed) {
+        ++overlapping;
+      }
+    }
+    EXPECT_LE(overlapping, 2) << "instance " << i << " on rank " << instance.rank;
+  }
+  driver.wait_all();
+}
+
+// A chain whose links each read the previous link's large output: with free slots on every
+// rank, each link goes where its input already is.
+TEST(StageHandOut, AnInstanceGoesToTheRankThatHoldsItsInputs) {
+  Driver& driver = *the_driver;
+  constexpr std::uint64_t big = 256 * 1024;
+  const int home = driver.size() - 1;
+  std::vector<ChunkRef> links;
+  for (int i = 0; i < 6; ++i)
+    links.push_back(driver.create_chunk("link " + std::to_string(i), big, 0));
+  const ChunkRef start = driver.create_chunk("chain start", big, home);
+  driver.run_with(home, "fill", {{start, Access::write}}, std::uint64_t{5});
+  StageGraph graph;
+  ChunkRef previous = start;
+  for (const ChunkRef link : links) {
+    graph.add_with("mix_stage", {{link, Access::write}, {previous, Access::read}},
+                   StageMixArgs{1, 0});
+    previous = link;
+  }
+  const HandOutReport report = hand_out(driver, graph, HandOutOptions{{2}, 64, true});
+  for (const HandedInstance& instance : report.instances) {
+    EXPECT_EQ(instance.rank, home);
+    EXPECT_TRUE(instance.held_inputs);
+  }
+  std::vector<std::uint64_t> value = filled(big / 8, 5);
+  for (std::size_t i = 0; i < links.size(); ++i)
+    value = stage_mixed(big / 8, {value}, StageMixArgs{1, 0});
+  EXPECT_EQ(as_words(driver.fetch(links.back())), value);
+  driver.wait_all();
+}
+
+// Many short instances and a few long ones, one slot per rank: every rank gets work, and a
+// rank busy with a long one is not handed more meanwhile.
+TEST(StageHandOut, UnevenInstancesSpreadOverTheRanksOneSlotEach) {
+  Driver& driver = *the_driver;
+  const ChunkRef input = driver.create_chunk("uneven input", words * 8, 0);
+  driver.run_with(0, "fill", {{input, Access::write}}, std::uint64_t{9});
+  StageGraph graph;
+  std::vector<ChunkRef> outputs;
+  for (int i = 0; i < 24; ++i) {
+    outputs.push_back(driver.create_chunk("uneven " + std::to_string(i), words * 8, 0));
+    const std::uint64_t sleep_us = i % 8 == 0 ? 30'000 : 1'000;
+    graph.add_with("mix_stage", {{outputs.back(), Access::write}, {input, Access::read}},
+                   StageMixArgs{static_cast<std::uint64_t>(i), sleep_us});
+  }
+  const HandOutReport report = hand_out(driver, graph, HandOutOptions{{1}, 64, false});
+  for (int r = 0; r < driver.size(); ++r)
+    EXPECT_GT(report.per_rank[static_cast<std::size_t>(r)], 0u) << "rank " << r;
+  for (const HandedInstance& a : report.instances) {
+    for (const HandedInstance& b : report.instances) {
+      if (&a == &b || a.rank != b.rank) continue;
+      EXPECT_FALSE(b.handed > a.handed && b.handed < a.ended) << "two at once on rank " << a.rank;
+    }
+  }
+  const std::vector<std::uint64_t> in = filled(words, 9);
+  EXPECT_EQ(as_words(driver.fetch(outputs[5])), stage_mixed(words, {in}, StageMixArgs{5, 1000}));
+  driver.wait_all();
+}
+
+TEST(StageHandOut, WrongSlotCountsAreRefused) {
+  Driver& driver = *the_driver;
+  StageGraph graph;
+  graph.add({"mix_stage", {}, {}, {}});
+  HandOutOptions options;
+  options.slots.assign(static_cast<std::size_t>(driver.size()) + 1, 1);
+  EXPECT_THROW(hand_out(driver, graph, options), Error);
+  options.slots = {0};
+  EXPECT_THROW(hand_out(driver, graph, options), Error);
+}
+
+}  // namespace
+}  // namespace strata::cluster::testing
