@@ -71,8 +71,17 @@ class HandOut {
       waiting_[i] = graph.predecessors(i).size();
       for (std::size_t p : graph.predecessors(i))
         successors_[p].push_back(i);
-      if (waiting_[i] == 0) ready_.insert(i);
     }
+    // Predecessors come before their successors, so one pass from the end gives the levels.
+    level_.assign(graph.size(), 0);
+    for (std::size_t i = graph.size(); i-- > 0;) {
+      double longest = 0;
+      for (std::size_t next : successors_[i])
+        longest = std::max(longest, level_[next]);
+      level_[i] = std::max(0.0, graph.instance(i).cost) + longest;
+    }
+    for (std::size_t i = 0; i < graph.size(); ++i)
+      if (waiting_[i] == 0) ready_.insert({-level_[i], i});
   }
 
   HandOutReport run() {
@@ -119,41 +128,28 @@ class HandOut {
     return {held, all};
   }
 
-  // Hands one ready instance to a free slot; false when there is no pair.
+  // Hands the first ready instance to a free slot; false when there is none of either.
   bool hand_one() {
     if (ready_.empty()) return false;
-    std::vector<int> free;
-    for (std::size_t r = 0; r < slots_.size(); ++r)
-      if (in_flight_[r] < slots_[r]) free.push_back(static_cast<int>(r));
-    if (free.empty()) return false;
-    std::size_t chosen = *ready_.begin();
+    const std::size_t chosen = ready_.begin()->second;
     int rank = -1;
-    if (options_.prefer_held_inputs) {
-      std::uint64_t best = 0;
-      std::size_t weighed = 0;
-      for (auto it = ready_.begin(); it != ready_.end() && weighed < options_.look_ahead;
-           ++it, ++weighed) {
-        for (int r : free) {
-          const std::uint64_t held = held_inputs(*it, r).first;
-          if (held > best) {
-            best = held;
-            chosen = *it;
-            rank = r;
-          }
-        }
+    std::uint64_t best_held = 0;
+    std::size_t best_free = 0;
+    const int ranks = driver_.size();
+    for (int k = 0; k < ranks; ++k) {
+      const int r = (next_ + k) % ranks;
+      const auto u = static_cast<std::size_t>(r);
+      if (in_flight_[u] >= slots_[u]) continue;
+      const std::uint64_t held = options_.prefer_held_inputs ? held_inputs(chosen, r).first : 0;
+      const std::size_t free = slots_[u] - in_flight_[u];
+      if (rank < 0 || held > best_held || (held == best_held && free > best_free)) {
+        rank = r;
+        best_held = held;
+        best_free = free;
       }
     }
-    if (rank < 0) {
-      // The free rank with the most free slots, taking turns among equals.
-      std::rotate(free.begin(),
-                  std::find_if(free.begin(), free.end(), [&](int r) { return r >= next_; }),
-                  free.end());
-      rank = *std::max_element(free.begin(), free.end(), [&](int a, int b) {
-        const auto ua = static_cast<std::size_t>(a), ub = static_cast<std::size_t>(b);
-        return slots_[ua] - in_flight_[ua] < slots_[ub] - in_flight_[ub];
-      });
-      next_ = (rank + 1) % driver_.size();
-    }
+    if (rank < 0) return false;
+    next_ = (rank + 1) % ranks;
     hand(chosen, rank);
     return true;
   }
@@ -167,7 +163,7 @@ class HandOut {
     const std::uint64_t op =
         plan_stage(driver_, rank, instance.stage, instance.uses, instance.args, instance.label);
     planned_[op] = index;
-    ready_.erase(index);
+    ready_.erase({-level_[index], index});
     ++in_flight_[static_cast<std::size_t>(rank)];
     ++in_flight_total_;
     ++report_.per_rank[static_cast<std::size_t>(rank)];
@@ -180,7 +176,7 @@ class HandOut {
     --in_flight_total_;
     for (std::size_t next : successors_[index]) {
       if (--waiting_[next] != 0) continue;
-      ready_.insert(next);
+      ready_.insert({-level_[next], next});
       report_.instances[next].ready = record.ended;
     }
   }
@@ -191,7 +187,9 @@ class HandOut {
   std::chrono::steady_clock::time_point start_;
   std::vector<std::size_t> waiting_;  // predecessors not ended yet
   std::vector<std::vector<std::size_t>> successors_;
-  std::set<std::size_t> ready_;  // oldest first
+  std::vector<double> level_;  // estimated seconds from an instance's start to the graph's end
+  // Longest path to the end first, then oldest first.
+  std::set<std::pair<double, std::size_t>> ready_;
   std::vector<unsigned> slots_;
   std::vector<unsigned> in_flight_;
   std::size_t in_flight_total_ = 0;

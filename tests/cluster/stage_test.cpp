@@ -97,7 +97,7 @@ TEST(StageHandOut, ARandomGraphGivesWhatASequentialRunGives) {
     reference[out] = stage_mixed(words, inputs, args);
     written[out] = true;
   }
-  const HandOutReport report = hand_out(driver, graph, HandOutOptions{{2}, 16, true});
+  const HandOutReport report = hand_out(driver, graph, HandOutOptions{{2}, true});
   for (int c = 0; c < chunk_count; ++c) {
     if (!written[c]) continue;
     EXPECT_EQ(as_words(driver.fetch(chunks[c])), reference[c]) << "chunk " << c;
@@ -144,7 +144,7 @@ TEST(StageHandOut, AnInstanceGoesToTheRankThatHoldsItsInputs) {
                    StageMixArgs{1, 0});
     previous = link;
   }
-  const HandOutReport report = hand_out(driver, graph, HandOutOptions{{2}, 64, true});
+  const HandOutReport report = hand_out(driver, graph, HandOutOptions{{2}, true});
   for (const HandedInstance& instance : report.instances) {
     EXPECT_EQ(instance.rank, home);
     EXPECT_TRUE(instance.held_inputs);
@@ -170,7 +170,7 @@ TEST(StageHandOut, UnevenInstancesSpreadOverTheRanksOneSlotEach) {
     graph.add_with("mix_stage", {{outputs.back(), Access::write}, {input, Access::read}},
                    StageMixArgs{static_cast<std::uint64_t>(i), sleep_us});
   }
-  const HandOutReport report = hand_out(driver, graph, HandOutOptions{{1}, 64, false});
+  const HandOutReport report = hand_out(driver, graph, HandOutOptions{{1}, false});
   for (int r = 0; r < driver.size(); ++r)
     EXPECT_GT(report.per_rank[static_cast<std::size_t>(r)], 0u) << "rank " << r;
   for (const HandedInstance& a : report.instances) {
@@ -181,6 +181,32 @@ TEST(StageHandOut, UnevenInstancesSpreadOverTheRanksOneSlotEach) {
   }
   const std::vector<std::uint64_t> in = filled(words, 9);
   EXPECT_EQ(as_words(driver.fetch(outputs[5])), stage_mixed(words, {in}, StageMixArgs{5, 1000}));
+  driver.wait_all();
+}
+
+// With cost estimates, the ready instance with the longest path to the end goes first: the head
+// of a long chain, added last, is handed out before the short independent ones.
+TEST(StageHandOut, WithCostsTheLongestPathGoesFirst) {
+  Driver& driver = *the_driver;
+  const int ranks = driver.size();
+  StageGraph graph;
+  std::vector<ChunkRef> chunks;
+  for (int i = 0; i <= ranks; ++i) {
+    chunks.push_back(driver.create_chunk("short " + std::to_string(i), words * 8, 0));
+    graph.add_with("mix_stage", {{chunks.back(), Access::write}}, StageMixArgs{1, 0}, {}, 0.001);
+  }
+  const ChunkRef head = driver.create_chunk("chain head", words * 8, 0);
+  const ChunkRef tail = driver.create_chunk("chain tail", words * 8, 0);
+  const std::size_t first =
+      graph.add_with("mix_stage", {{head, Access::write}}, StageMixArgs{2, 0}, "chain head", 0.001);
+  graph.add_with("mix_stage", {{tail, Access::write}, {head, Access::read}}, StageMixArgs{3, 0},
+                 "chain tail", 0.05);
+  const HandOutReport report = hand_out(driver, graph, HandOutOptions{{1}, false});
+  for (int i = 0; i <= ranks; ++i)
+    EXPECT_LT(report.instances[first].handed, report.instances[static_cast<std::size_t>(i)].handed)
+        << "short instance " << i;
+  const std::vector<std::uint64_t> head_words = stage_mixed(words, {}, StageMixArgs{2, 0});
+  EXPECT_EQ(as_words(driver.fetch(tail)), stage_mixed(words, {head_words}, StageMixArgs{3, 0}));
   driver.wait_all();
 }
 

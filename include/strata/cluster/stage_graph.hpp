@@ -1,7 +1,8 @@
 #pragma once
 // StageGraph: stage instances whose inputs other instances produce, handed out by the driver to
 // the ranks as they become ready (the region-templates paper's manager-worker scheme, §3.3): a
-// rank with a free slot gets a ready instance, preferably one whose inputs it already holds.
+// ready instance goes to a rank with a free slot, preferably one that already holds its inputs;
+// with cost estimates, the ready instance with the longest path to the end goes first.
 
 #include <cstddef>
 #include <cstdint>
@@ -22,6 +23,9 @@ struct StageInstance {
   std::vector<Use> uses;
   std::string args;   // encoded (encode())
   std::string label;  // traces and errors; default "<stage> <index>"
+  // Estimated seconds (0: unknown). With estimates, ready instances are handed out longest path
+  // to the end first (a list schedule's priority); without, oldest first.
+  double cost = 0;
 };
 
 class StageGraph {
@@ -31,11 +35,11 @@ class StageGraph {
   std::size_t add(StageInstance instance);
   template <class Args>
   std::size_t add_with(std::string stage, std::vector<Use> uses, const Args& args,
-                       std::string label = {}) {
+                       std::string label = {}, double cost = 0) {
     const std::vector<std::byte> bytes = encode(args);
     return add({std::move(stage), std::move(uses),
                 std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
-                std::move(label)});
+                std::move(label), cost});
   }
 
   std::size_t size() const { return instances_.size(); }
@@ -59,11 +63,8 @@ struct HandOutOptions {
   // Instances a rank runs at once: it is handed a new one whenever one of its own ended. One
   // value for every rank, or one per rank.
   std::vector<unsigned> slots{2};
-  // Among the ready instances, the oldest this many are weighed for a free slot (bounded cost
-  // per hand-out on a wide graph).
-  std::size_t look_ahead = 64;
-  // A free slot takes the weighed instance whose inputs (by bytes) it holds most of; off: the
-  // oldest ready one.
+  // The next ready instance goes to the free rank that holds most of its inputs (by bytes); off,
+  // or among equals: the rank with the most free slots, taking turns.
   bool prefer_held_inputs = true;
 };
 
