@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,13 @@
 #include "lightning/md5_kernels.hpp"
 #include "lightning/nbody_kernels.hpp"
 #include "lightning/spmv_kernels.hpp"
+
+namespace strata::device {
+// How GoogleTest names a kernel parameter (in test lists and failures): by its name, not a dump.
+void PrintTo(const KernelDefinition& kernel, std::ostream* out) {
+  *out << "kernel '" << kernel.name() << "'";
+}
+}  // namespace strata::device
 
 namespace strata::lightning {
 namespace {
