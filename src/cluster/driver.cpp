@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "plan_executor.hpp"
+#include "strata/base/spin_wait.hpp"
 #include "strata/cluster/message_kinds.hpp"
 #include "strata/cluster/serialization.hpp"
 
@@ -235,6 +236,12 @@ std::uint64_t Driver::plan_tracked(int rank, const std::string& kind, const std:
 
 std::vector<std::uint64_t> Driver::wait_tracked() {
   flush();
+  spin_until(
+      [&] {
+        std::lock_guard guard(lock_);
+        return failure_.has_value() || !tracked_done_.empty();
+      },
+      plan_spin);
   std::unique_lock guard(lock_);
   changed_.wait(guard, [&] { return failure_.has_value() || !tracked_done_.empty(); });
   if (failure_) throw *failure_;
@@ -592,6 +599,12 @@ std::vector<std::byte> Driver::fetch(ChunkRef chunk) {
 
 void Driver::wait_all() {
   flush();
+  spin_until(
+      [&] {
+        std::lock_guard guard(lock_);
+        return failure_.has_value() || unfinished() == 0;
+      },
+      plan_spin);
   std::unique_lock guard(lock_);
   changed_.wait(guard, [&] { return failure_.has_value() || unfinished() == 0; });
   if (failure_) throw *failure_;

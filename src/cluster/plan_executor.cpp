@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "strata/base/error.hpp"
+#include "strata/base/spin_wait.hpp"
 #include "strata/base/thread_name.hpp"
 #include "strata/cluster/message_kinds.hpp"
 
@@ -85,11 +86,18 @@ void PlanExecutor::enqueue(Plan plan) {
     std::lock_guard guard(lock_);
     plans_.push_back(std::move(plan));
   }
+  queued_.fetch_add(1, std::memory_order_release);
   wake_.notify_one();
 }
 
 std::vector<std::byte> PlanExecutor::take_read_back(std::uint64_t op,
                                                     const std::function<void()>& check) {
+  spin_until(
+      [&] {
+        std::lock_guard guard(results_lock_);
+        return results_.count(op) != 0;
+      },
+      plan_spin);
   std::unique_lock guard(results_lock_);
   while (!result_ready_.wait_for(guard, std::chrono::milliseconds(20),
                                  [&] { return results_.count(op) != 0; })) {
@@ -130,6 +138,8 @@ void PlanExecutor::report_failure(const FailureReport& report) {
 void PlanExecutor::serve() {
   name_this_thread("plan");
   for (;;) {
+    // The next plan of a loop that plans every round comes soon: wait for it awake first.
+    spin_until([&] { return queued_.load(std::memory_order_acquire) != 0; }, plan_spin);
     Plan plan;
     {
       std::unique_lock guard(lock_);
@@ -138,6 +148,7 @@ void PlanExecutor::serve() {
       plan = std::move(plans_.front());
       plans_.pop_front();
     }
+    queued_.fetch_sub(1, std::memory_order_relaxed);
     for (const PlanOp& op : plan.ops) {
       try {
         submit(op);

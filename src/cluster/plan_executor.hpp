@@ -185,6 +185,7 @@ class PlanExecutor final : public PlanContext {
   std::mutex lock_;
   std::condition_variable wake_;
   std::deque<Plan> plans_;
+  std::atomic<std::size_t> queued_{0};  // plans_.size(), read without the lock
   bool stopping_ = false;
   std::thread thread_;
 };
