@@ -22,7 +22,8 @@ namespace strata::cluster {
 
 // What a stage's body reaches on the rank that runs the instance. The body runs on the rank's
 // plan thread, in plan order: it submits tasks and never waits for them; data-dependent work
-// goes inside the tasks.
+// goes inside the tasks. The context lives only while the body runs: tasks capture the handles
+// and staging(), runtime(), memory() (which outlive them), not the context.
 class StageContext {
  public:
   StageContext(PlanContext& plan, const PlanOp& op, std::string stage, const std::string& args);
