@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <ostream>
 #include <random>
 #include <vector>
 
@@ -153,6 +154,16 @@ void run_and_compare(std::uint64_t seed, int tasks, int data_items, unsigned cpu
       stress::same_as_sequential(actual_seen, expected.seen, actual_data, expected.data, seed));
 }
 
+const char* policy_name(Policy policy) {
+  static const char* const names[] = {"least_loaded", "pats", "locality"};
+  return names[static_cast<int>(policy)];
+}
+
+// How GoogleTest prints the parameter (test lists, failures): the policy's name, not a dump.
+void PrintTo(Policy policy, std::ostream* out) {
+  *out << policy_name(policy);
+}
+
 class PolicyStress : public ::testing::TestWithParam<std::tuple<Policy, unsigned>> {};
 
 TEST_P(PolicyStress, RandomGraphsOfMultiCandidateTasksEqualSequentialExecution) {
@@ -162,8 +173,7 @@ TEST_P(PolicyStress, RandomGraphsOfMultiCandidateTasksEqualSequentialExecution) 
 }
 
 std::string policy_case_name(const ::testing::TestParamInfo<std::tuple<Policy, unsigned>>& param) {
-  static const char* const policies[] = {"least_loaded", "pats", "locality"};
-  return std::string(policies[static_cast<int>(std::get<0>(param.param))]) + "_" +
+  return std::string(policy_name(std::get<0>(param.param))) + "_" +
          std::to_string(std::get<1>(param.param)) + "_workers";
 }
 
