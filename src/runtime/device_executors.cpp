@@ -195,9 +195,11 @@ DeviceExecutors add_device(Runtime& runtime, device::Device& device) {
     auto executor = std::make_unique<ThreadPoolExecutor>(
         fmt::format("{} {}", device.info().id, device::to_string(queue)), threads,
         make_priority_fifo_policy());
-    executor->set_kind(
-        queue == device::QueueKind::compute ? ExecutorKind::device_compute : ExecutorKind::copy,
-        device.info().id);
+    // The CPU device's kernels run on CPU cores: placement policies (PATS) weigh it as one.
+    executor->set_kind(queue != device::QueueKind::compute ? ExecutorKind::copy
+                       : cpu_compute                       ? ExecutorKind::cpu
+                                                           : ExecutorKind::device_compute,
+                       device.info().id);
     return runtime.add_executor(std::move(executor));
   };
   executors.compute = add(device::QueueKind::compute);

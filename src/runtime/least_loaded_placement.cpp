@@ -9,6 +9,7 @@ namespace {
 
 class LeastLoadedPlacement final : public PlacementPolicy {
  public:
+  const char* name() const override { return "least-loaded"; }
   std::size_t choose(const TaskView& /*task*/, std::span<const ExecutorView> candidates) override {
     std::size_t best = 0;
     double best_load = std::numeric_limits<double>::max();

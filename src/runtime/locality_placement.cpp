@@ -12,6 +12,7 @@ namespace {
 
 class LocalityPlacement final : public PlacementPolicy {
  public:
+  const char* name() const override { return "locality"; }
   explicit LocalityPlacement(LocalityOptions options) : options_(options) {}
 
   std::size_t choose(const TaskView& task, std::span<const ExecutorView> candidates) override {

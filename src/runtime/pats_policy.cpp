@@ -15,6 +15,7 @@ class PatsPolicy final : public PlacementPolicy {
  public:
   explicit PatsPolicy(PatsOptions options) : options_(options) {}
 
+  const char* name() const override { return options_.transfer_impact > 0 ? "pats-dl" : "pats"; }
   bool pulls() const override { return true; }
 
   // For tasks none of whose candidates pull: a device when the task gains from one, else the

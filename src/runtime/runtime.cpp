@@ -89,6 +89,10 @@ void Runtime::limit_staging_bytes(ExecutorId executor, std::uint64_t bytes) {
   core_->limit_staging_bytes(executor, bytes);
 }
 
+RunHistory& Runtime::history() {
+  return core_->history();
+}
+
 void Runtime::set_placement_policy(std::unique_ptr<PlacementPolicy> policy) {
   core_->set_placement_policy(std::move(policy));
 }

@@ -76,7 +76,9 @@ RuntimeCore::RuntimeCore(Config config, Runtime& facade)
   set_log_level(config_.section<BaseSettings>().log_level);
   const std::uint64_t max = settings_.max_tasks_in_flight;
   resume_below_ = max - std::max<std::uint64_t>(1, max / 8);
-  placement_ = make_least_loaded_placement();
+  placement_ =
+      make_placement_policy(settings_.placement, settings_.transfer_impact_percent / 100.0);
+  if (!settings_.history.empty()) history_.load(settings_.history);
   if (!settings_.trace.empty()) enable_tracing();
   cpu_ = add_executor(std::make_unique<ThreadPoolExecutor>(
       "cpu", settings_.effective_cpu_threads(), make_work_stealing_policy(),
@@ -96,6 +98,13 @@ RuntimeCore::~RuntimeCore() {
     if (first_failure_) {
       log().error("runtime shut down with an uncollected failure: task '{}' failed: {}",
                   first_failure_->task, describe(first_failure_->error));
+    }
+  }
+  if (!settings_.history.empty() && !history_.empty()) {
+    try {
+      history_.save(settings_.history);
+    } catch (const std::exception& e) {
+      log().error("{}", e.what());
     }
   }
   if (!settings_.trace.empty()) {
@@ -686,7 +695,10 @@ void RuntimeCore::run(ReadyTask* task, Executor& executor, unsigned worker) {
                       start,
                       end,
                       task->bytes,
-                      task->priority};
+                      task->priority,
+                      static_cast<std::uint32_t>(task->candidates.size()),
+                      task->candidates.size() > 1 ? placement_->name() : nullptr,
+                      task->hints.get()};
     if (const auto observers = observers_.load(std::memory_order_acquire)) {
       for (const auto& observer : *observers)
         observer->on_run(ran);
@@ -1042,7 +1054,21 @@ class TraceObserver final : public TaskObserver {
   explicit TraceObserver(Tracer& tracer) : tracer_(tracer) {}
   void on_run(const TaskRun& run) override {
     tracer_.span(std::string(run.name), run.executor.index, run.lane, run.start_ns, run.end_ns,
-                 run.bytes);
+                 run.bytes, run.placed_by != nullptr ? placement_args(run) : std::string());
+  }
+
+ private:
+  // Why a task with several candidates ran where it did: the policy, the candidates and the
+  // speedup it saw, with where that came from (given, or estimates per kind: learned ones).
+  static std::string placement_args(const TaskRun& run) {
+    const CostHints* hints = run.hints;
+    const char* from = hints == nullptr                    ? "none"
+                       : hints->speedup > 0                ? "given"
+                       : hints->effective_speedup() != 1.0 ? "estimates"
+                                                           : "none";
+    return fmt::format(R"("placement":"{}","candidates":{},"speedup":{:.3g},"speedup_from":"{}")",
+                       run.placed_by, run.candidates,
+                       hints != nullptr ? hints->effective_speedup() : 1.0, from);
   }
 
  private:

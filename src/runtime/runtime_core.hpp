@@ -13,6 +13,7 @@
 #include "staging_budget.hpp"
 #include "strata/base/config.hpp"
 #include "strata/runtime/executor.hpp"
+#include "strata/runtime/run_history.hpp"
 #include "strata/runtime/run_summary.hpp"
 #include "strata/runtime/scheduling_policy.hpp"
 #include "strata/runtime/settings.hpp"
@@ -72,6 +73,8 @@ class RuntimeCore final : public TaskRunner {
   }
   RunSummary summary() const;
   Tracer& tracer() { return tracer_; }
+  RunHistory& history() { return history_; }
+  const char* placement_name() const { return placement_->name(); }
   // Starts the tracer and the observer that gives it every task's span.
   void enable_tracing();
   void add_observer(std::shared_ptr<TaskObserver> observer);
@@ -180,6 +183,7 @@ class RuntimeCore final : public TaskRunner {
   std::mutex executors_lock_;
   ExecutorId cpu_;
   std::unique_ptr<PlacementPolicy> placement_;
+  RunHistory history_;
   StagingHook* hook_ = nullptr;
   ReadyPool pool_;  // multi-candidate tasks under a pulling policy
   // Per executor: tasks it pulled that have not started yet (it pulls at most one per worker).

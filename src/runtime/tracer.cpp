@@ -61,16 +61,18 @@ Tracer::Buffer& Tracer::local_buffer() {
 }
 
 void Tracer::span(const std::string& name, std::uint32_t executor, std::uint32_t worker,
-                  std::int64_t start_ns, std::int64_t end_ns, std::uint64_t bytes) {
+                  std::int64_t start_ns, std::int64_t end_ns, std::uint64_t bytes,
+                  std::string args) {
   Buffer& buffer = local_buffer();
   std::lock_guard guard(buffer.lock);
-  buffer.events.push_back({name, start_ns, end_ns - start_ns, bytes, executor, worker});
+  buffer.events.push_back(
+      {name, start_ns, end_ns - start_ns, bytes, executor, worker, std::move(args)});
 }
 
 void Tracer::counter(const char* name, std::int64_t at_ns, std::int64_t value) {
   Buffer& buffer = local_buffer();
   std::lock_guard guard(buffer.lock);
-  buffer.events.push_back({name, at_ns, -1, static_cast<std::uint64_t>(value), 0, 0});
+  buffer.events.push_back({name, at_ns, -1, static_cast<std::uint64_t>(value), 0, 0, {}});
 }
 
 Tracer::AsyncLanes Tracer::assign_async_lanes(const std::vector<std::vector<Event>>& buffers) {
@@ -176,10 +178,10 @@ void Tracer::write(const std::string& path, const std::vector<std::string>& exec
       fmt::print(
           file,
           ",\n{{\"ph\":\"X\",\"cat\":\"task\",\"name\":{},\"pid\":1,\"tid\":{},\"ts\":{:.3f},"
-          "\"dur\":{:.3f},\"args\":{{\"executor\":{},\"bytes\":{}}}}}",
+          "\"dur\":{:.3f},\"args\":{{\"executor\":{},\"bytes\":{}{}{}}}}}",
           quoted(event.name), tid, static_cast<double>(event.start_ns) / 1e3,
           static_cast<double>(event.duration_ns) / 1e3, quoted(executor_name(event.executor)),
-          event.bytes);
+          event.bytes, event.args.empty() ? "" : ",", event.args);
     }
   }
   fmt::print(file, "\n]}}\n");

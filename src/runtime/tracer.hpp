@@ -25,8 +25,9 @@ class Tracer {
   bool enabled() const { return enabled_.load(std::memory_order_relaxed); }
 
   // A task that ran on worker `worker` of executor `executor` from start_ns to end_ns.
+  // `args`, when given, are more members of the event's "args" object (JSON, without braces).
   void span(const std::string& name, std::uint32_t executor, std::uint32_t worker,
-            std::int64_t start_ns, std::int64_t end_ns, std::uint64_t bytes);
+            std::int64_t start_ns, std::int64_t end_ns, std::uint64_t bytes, std::string args = {});
   // The lane of an executor where asynchronous work for its tasks appears (memory-manager
   // copies, network transfers). Its spans may overlap: write() puts each on the lowest of the
   // lanes "<executor>/memory", "<executor>/memory #2", ... that is free at its start.
@@ -47,6 +48,7 @@ class Tracer {
     std::uint64_t bytes;
     std::uint32_t executor;
     std::uint32_t worker;
+    std::string args;
   };
   struct Buffer {
     std::mutex lock;

@@ -250,7 +250,8 @@ TEST(PlacementPolicies, ExecutorsDeclareTheirKind) {
   EXPECT_EQ(rt.executor(rt.io()).id(), rt.io());
   auto gpu = device::make_cpu_device(cpu_pool_block_runner(rt));
   const DeviceExecutors device = add_device(rt, *gpu);
-  EXPECT_EQ(rt.executor(device.compute).kind(), ExecutorKind::device_compute);
+  // The CPU device's kernels run on CPU cores: PATS weighs its queue as a CPU.
+  EXPECT_EQ(rt.executor(device.compute).kind(), ExecutorKind::cpu);
   EXPECT_EQ(rt.executor(device.upload).kind(), ExecutorKind::copy);
   EXPECT_EQ(rt.executor(device.download).kind(), ExecutorKind::copy);
   EXPECT_EQ(rt.executor(device.compute).device(), gpu->info().id);

@@ -51,7 +51,7 @@ using cluster::ClusterSettings;
 using memory::MemorySettings;
 using runtime::RuntimeSettings;
 
-const std::array<testing::NumericSetting, 14> numeric_settings{{
+const std::array<testing::NumericSetting, 15> numeric_settings{{
     {"cpu_threads", false, 0, uint_max, field<RuntimeSettings, &RuntimeSettings::cpu_threads>},
     {"io_threads", false, 1, uint_max, field<RuntimeSettings, &RuntimeSettings::io_threads>},
     {"max_tasks_in_flight", false, 1, uint64_max,
@@ -60,6 +60,8 @@ const std::array<testing::NumericSetting, 14> numeric_settings{{
      field<RuntimeSettings, &RuntimeSettings::staging_max_bytes>},
     {"staging_max_tasks", false, 1, uint64_max,
      field<RuntimeSettings, &RuntimeSettings::staging_max_tasks>},
+    {"transfer_impact_percent", false, 1, 100,
+     field<RuntimeSettings, &RuntimeSettings::transfer_impact_percent>},
     {"host_capacity", true, 1, uint64_max, field<MemorySettings, &MemorySettings::host_capacity>},
     {"device_capacity", true, 0, uint64_max,
      field<MemorySettings, &MemorySettings::device_capacity>},

@@ -11,9 +11,9 @@ namespace strata::runtime {
 
 // The resource behind an executor.
 enum class ExecutorKind : std::uint8_t {
-  cpu,             // CPU cores (the CPU pool)
+  cpu,             // CPU cores (the CPU pool, the CPU device's compute queue)
   io,              // blocking I/O (the I/O pool)
-  device_compute,  // a device's compute queue (kernels)
+  device_compute,  // an accelerator's compute queue (kernels on OpenCL or CUDA devices)
   copy,            // a device's copy queue (uploads, downloads)
   network,         // transfers between processes
 };

@@ -11,6 +11,7 @@
 
 #include "strata/base/config.hpp"
 #include "strata/runtime/executor.hpp"
+#include "strata/runtime/run_history.hpp"
 #include "strata/runtime/run_summary.hpp"
 #include "strata/runtime/scheduling_policy.hpp"
 #include "strata/runtime/settings.hpp"
@@ -72,7 +73,11 @@ class Runtime {
   // Stages at most `bytes` of `executor`'s tasks' data ahead (or staging_max_bytes, if lower):
   // the staging hook gives a device's executor half its memory.
   void limit_staging_bytes(ExecutorId executor, std::uint64_t bytes);
+  // Replaces the policy the configuration named (runtime.placement); null: least-loaded.
   void set_placement_policy(std::unique_ptr<PlacementPolicy> policy);
+  // Measured run times (read from runtime.history at start, written back at the end): device
+  // layers record kernel runs here, and take learned speedups from it.
+  RunHistory& history();
 
   std::uint64_t tasks_in_flight() const;
   RunSummary summary() const;

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <memory>
 #include <span>
+#include <string_view>
 
 #include "strata/runtime/executor.hpp"
 #include "strata/runtime/task_view.hpp"
@@ -40,6 +41,8 @@ std::unique_ptr<SchedulingPolicy> make_priority_fifo_policy();
 class PlacementPolicy {
  public:
   virtual ~PlacementPolicy() = default;
+  // A short name for traces ("pats", "fcfs", ...).
+  virtual const char* name() const { return "custom"; }
   // Returns an index into `candidates` (the task's candidates, in the order it listed them).
   virtual std::size_t choose(const TaskView& task, std::span<const ExecutorView> candidates) = 0;
   virtual bool pulls() const { return false; }
@@ -74,5 +77,14 @@ struct LocalityOptions {
   double max_load_gap = 4;
 };
 std::unique_ptr<PlacementPolicy> make_locality_placement(LocalityOptions options = {});
+
+// Pull: an idle candidate takes the oldest pooled task it may run, higher priority first (the
+// paper's first-come-first-served baseline). Estimates are not used.
+std::unique_ptr<PlacementPolicy> make_fcfs_placement();
+
+// The policy the setting runtime.placement names: "least-loaded", "locality", "pats", "pats-dl"
+// (PATS with transfer_impact) or "fcfs". Throws naming the known ones for any other name.
+std::unique_ptr<PlacementPolicy> make_placement_policy(std::string_view name,
+                                                       double transfer_impact = 0.25);
 
 }  // namespace strata::runtime

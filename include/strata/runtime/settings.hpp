@@ -1,6 +1,7 @@
 #pragma once
-// The runtime's settings: its thread pools, back-pressure on submitters, the staging look-ahead
-// and the trace. Declared into the configuration table by every program that includes this.
+// The runtime's settings: its thread pools, back-pressure on submitters, the staging look-ahead,
+// the placement policy, the run-time history and the trace. Declared into the configuration table
+// by every program that includes this.
 
 #include <cstdint>
 #include <string>
@@ -15,6 +16,10 @@ struct RuntimeSettings {
   std::uint64_t staging_max_bytes = 1ull << 30;  // bytes staged ahead per executor
   std::uint64_t staging_max_tasks = 64;          // tasks staged ahead per executor
   std::string trace;                             // Chrome trace-event JSON written at shutdown
+  // How a task that may run on several executors gets one (make_placement_policy's names).
+  std::string placement = "least-loaded";
+  unsigned transfer_impact_percent = 25;  // pats-dl: the share of a task's time transfers take
+  std::string history;                    // learned run times, read at start, written at the end
 
   // The number of CPU worker threads these settings yield on this machine.
   unsigned effective_cpu_threads() const;

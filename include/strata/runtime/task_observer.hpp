@@ -21,6 +21,11 @@ struct TaskRun {
   std::int64_t end_ns = 0;
   std::uint64_t bytes = 0;  // the task's data footprint
   Priority priority = Priority::normal;
+  // Tasks that could run on several executors: how many, the policy that chose (its name()),
+  // and the cost hints it saw (null when none); 1, null and null for the others.
+  std::uint32_t candidates = 1;
+  const char* placed_by = nullptr;
+  const CostHints* hints = nullptr;
 };
 
 // Called from the runtime's threads, concurrently: keep the calls short and thread-safe, and do
