@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstddef>
 #include <cstring>
 #include <span>
@@ -54,6 +55,21 @@ device::KernelArgs launch_arguments(const KernelLaunch& launch, runtime::ChunkSt
   return values;
 }
 
+// Records in the runtime's history how long the launch took on the executor its task got: from
+// the task's start (its device was free: such tasks are not queued behind others) to the
+// kernel's end.
+void record_run(runtime::TaskContext& task, const std::string& kernel, std::uint64_t bytes,
+                const device::Event& ran) {
+  runtime::Runtime& runtime = task.runtime();
+  const runtime::ExecutorKind kind = runtime.executor(task.executor()).kind();
+  ran.on_complete([&runtime, kernel, bytes, kind,
+                   started = std::chrono::steady_clock::now()](std::exception_ptr error) {
+    if (error) return;
+    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
+    runtime.history().record(kernel, bytes, kind, took.count());
+  });
+}
+
 device::LaunchGeometry geometry_of(const KernelLaunch& launch) {
   return device::LaunchGeometry{device::Dim3{launch.global[0], launch.global[1], launch.global[2]},
                                 device::Dim3{launch.block[0], launch.block[1], launch.block[2]},
@@ -66,10 +82,12 @@ void check_batch(const KernelBatch& batch) {
   if (batch.launches.empty()) throw Error("a batch of kernel launches holds none");
   const std::uint32_t device = batch.launches.front().device;
   for (const KernelLaunch& launch : batch.launches) {
-    if (launch.device != device || !launch.sizes.empty()) {
+    if (launch.device != device || !launch.sizes.empty() || !launch.candidates.empty() ||
+        launch.device == KernelLaunch::any_device) {
       throw Error("kernel '" + launch.kernel + "' in a batch of launches on device " +
                   std::to_string(device) +
-                  ": every launch of a batch runs on that device and sets no late sizes");
+                  ": every launch of a batch runs on that one device (no candidates, not any "
+                  "device) and sets no late sizes");
     }
   }
 }
@@ -97,14 +115,15 @@ void KernelPlans::check_defined(const std::string& kernel) {
 }
 
 std::shared_ptr<KernelPlans::Compilation> KernelPlans::compilation(runtime::Runtime& runtime,
-                                                                   const KernelLaunch& launch) {
+                                                                   const KernelLaunch& launch,
+                                                                   std::uint32_t device_index) {
   check_defined(launch.kernel);
   std::lock_guard guard(lock_);
   // Virtual-blocks launches (with placements): one program per kernel, device and extents, the
   // block offset and the regions' origins passed at launch, so every superblock of one shape
   // shares it. Others: the block offset baked in.
   const bool at_launch = !launch.placements.empty();
-  CompiledKey key{launch.kernel, launch.device, {}, {0, 0, 0}};
+  CompiledKey key{launch.kernel, device_index, {}, {0, 0, 0}};
   for (const auto& placement : launch.placements)
     std::get<2>(key).push_back({placement[3], placement[4], placement[5]});
   if (!at_launch) std::get<3>(key) = launch.block_offset;
@@ -122,7 +141,7 @@ std::shared_ptr<KernelPlans::Compilation> KernelPlans::compilation(runtime::Runt
   made->task = runtime.submit(
       runtime::TaskSpec("compile kernel " + launch.kernel),
       // A weak reference: the compilation holds the task, whose body must not hold it back.
-      [weak = std::weak_ptr<Compilation>(made), device = devices_[launch.device],
+      [weak = std::weak_ptr<Compilation>(made), device = devices_[device_index],
        definition = kernels_.at(launch.kernel),
        options = std::move(options)](runtime::TaskContext&) {
         auto kernel = device->compile(definition, options);
@@ -149,22 +168,78 @@ void KernelPlans::check_device(const cluster::PlanContext& context,
   }
 }
 
+std::vector<std::uint32_t> KernelPlans::devices_for(int rank, const KernelLaunch& launch) {
+  check_defined(launch.kernel);
+  std::lock_guard guard(lock_);
+  const device::KernelDefinition& kernel = kernels_.at(launch.kernel);
+  const std::string where = " of rank " + std::to_string(rank);
+  std::vector<std::uint32_t> devices;
+  if (launch.candidates.empty() && launch.device == KernelLaunch::any_device) {
+    for (std::uint32_t d = 0; d < devices_.size(); ++d) {
+      if (kernel.implements(devices_[d]->info().backend)) devices.push_back(d);
+    }
+    if (devices.empty()) {
+      throw Error("kernel '" + launch.kernel + "' planned on any device" + where +
+                  ": it has no implementation for any of the rank's " +
+                  std::to_string(devices_.size()) + " device(s)");
+    }
+    return devices;
+  }
+  devices =
+      launch.candidates.empty() ? std::vector<std::uint32_t>{launch.device} : launch.candidates;
+  for (const std::uint32_t d : devices) {
+    if (d >= devices_.size()) {
+      throw Error("kernel '" + launch.kernel + "' planned on device " + std::to_string(d) + where +
+                  ", which has " + std::to_string(devices_.size()) + " device(s)");
+    }
+    // One device: its compilation reports a missing implementation, with the compiler's words.
+    if (devices.size() > 1 && !kernel.implements(devices_[d]->info().backend)) {
+      throw Error("kernel '" + launch.kernel + "' planned on device " + std::to_string(d) + " (" +
+                  devices_[d]->info().id + ")" + where + ", which it has no " +
+                  device::to_string(devices_[d]->info().backend) + " implementation for");
+    }
+  }
+  std::sort(devices.begin(), devices.end());
+  devices.erase(std::unique(devices.begin(), devices.end()), devices.end());
+  return devices;
+}
+
 void KernelPlans::launch(cluster::PlanContext& context, const cluster::PlanOp& op) {
   auto args = cluster::decode<KernelLaunch>(
       std::as_bytes(std::span(op.args.data(), op.args.size())), "the arguments of a kernel launch");
-  check_device(context, args);
-  const auto compilation = this->compilation(context.runtime(), args);
-  std::vector<runtime::DataHandle> data;
+  const std::vector<std::uint32_t> placed_on = devices_for(context.rank(), args);
+  const bool chosen_at_run_time = placed_on.size() > 1;
+  // Per device it may run on: the device, its compute executor and its compiled kernel.
+  struct Choice {
+    device::Device* device;
+    runtime::ExecutorId executor;
+    std::shared_ptr<Compilation> compilation;
+  };
+  std::vector<Choice> choices;
   runtime::TaskSpec spec(op.operation);
-  spec.on(executors_[args.device].compute).after(compilation->task);
-  // Without late sizes the body only launches on the compute queue: the next kernel on this
-  // device may be enqueued behind it while it runs. (Late sizes are set once the counts are read
-  // back, so readers of those chunks wait for the finish.)
-  if (args.sizes.empty()) spec.in_queue_order();
+  for (const std::uint32_t d : placed_on) {
+    choices.push_back(
+        {devices_[d], executors_[d].compute, compilation(context.runtime(), args, d)});
+    spec.on(choices.back().executor).after(choices.back().compilation->task);
+  }
+  std::vector<runtime::DataHandle> data;
+  std::uint64_t input_bytes = 0;
   for (const cluster::PlannedAccess& access : op.accesses) {
     data.push_back(context.chunk(access));
     spec.access(data.back(), access.mode);
+    input_bytes += data.back().bytes();
   }
+  if (args.speedup > 0) {
+    spec.with_speedup(args.speedup);
+  } else if (chosen_at_run_time) {
+    if (auto learned = context.runtime().history().hints(args.kernel, input_bytes))
+      spec.with_hints(std::move(learned));
+  }
+  // Without late sizes the body only launches on the compute queue: the next kernel on this
+  // device may be enqueued behind it while it runs. (Late sizes are set once the counts are read
+  // back, so readers of those chunks wait for the finish.) A launch placed at run time starts
+  // when its device is free, so that its measured time is the kernel's own.
+  if (args.sizes.empty() && !chosen_at_run_time) spec.in_queue_order();
   for (const LateSize& size : args.sizes) {
     if (size.use >= op.accesses.size() || size.counter >= op.accesses.size() ||
         size.element_bytes == 0) {
@@ -178,19 +253,24 @@ void KernelPlans::launch(cluster::PlanContext& context, const cluster::PlanOp& o
                   op.accesses[size.use].name + "', which is not late-sized");
     }
   }
-  device::Device& device = *devices_[args.device];
   runtime::ChunkStaging& staging = context.staging();
   memory::MemoryManager& memory = context.memory();
   context.submit(
       std::move(spec),
-      [&device, &staging, &memory, compilation, data,
-       args = std::move(args)](runtime::TaskContext& task) {
-        const std::shared_ptr<const device::CompiledKernel> kernel = compiled(*compilation);
-        device::Queue& queue = device.queue(device::QueueKind::compute);
+      [&staging, &memory, choices = std::move(choices), data, args = std::move(args),
+       chosen_at_run_time, input_bytes](runtime::TaskContext& task) {
+        const Choice* choice = &choices.front();
+        for (const Choice& candidate : choices) {
+          if (candidate.executor == task.executor()) choice = &candidate;
+        }
+        const std::shared_ptr<const device::CompiledKernel> kernel = compiled(*choice->compilation);
+        device::Queue& queue = choice->device->queue(device::QueueKind::compute);
         const device::KernelArgs values = launch_arguments(args, staging, task, data, queue);
         const device::LaunchGeometry geometry = geometry_of(args);
         if (args.sizes.empty()) {
-          runtime::complete_when(task, queue.launch(*kernel, geometry, values));
+          const device::Event ran = queue.launch(*kernel, geometry, values);
+          if (chosen_at_run_time) record_run(task, args.kernel, input_bytes, ran);
+          runtime::complete_when(task, ran);
           return;
         }
         // Late sizes: zero the counters, launch, read the counts back, then set the sizes.
@@ -203,6 +283,7 @@ void KernelPlans::launch(cluster::PlanContext& context, const cluster::PlanOp& o
               queue.fill(*counters.back().buffer, counters.back().offset, zero, sizeof zero));
         }
         const device::Event ran = queue.launch(*kernel, geometry, values, zeroed);
+        if (chosen_at_run_time) record_run(task, args.kernel, input_bytes, ran);
         auto counts = std::make_shared<std::vector<std::uint32_t>>(args.sizes.size());
         std::vector<device::Event> read;
         std::vector<std::pair<memory::ChunkId, std::uint64_t>> outputs;  // chunk, element bytes
@@ -239,7 +320,7 @@ void KernelPlans::launch_batch(cluster::PlanContext& context, const cluster::Pla
   std::vector<const Compilation*> distinct;  // a few: one per shape of superblock
   std::vector<runtime::TaskHandle> compiled_first;
   for (const KernelLaunch& launch : batch.launches) {
-    compilations.push_back(compilation(context.runtime(), launch));
+    compilations.push_back(compilation(context.runtime(), launch, device_index));
     if (std::find(distinct.begin(), distinct.end(), compilations.back().get()) == distinct.end()) {
       distinct.push_back(compilations.back().get());
       compiled_first.push_back(compilations.back()->task);

@@ -123,6 +123,8 @@ void Node::define_kernel(device::KernelDefinition kernel) {
 
 void Node::check_launch(const KernelLaunch& launch, const std::vector<cluster::Use>& uses) {
   kernels_->check_defined(launch.kernel);
+  // Ranks are built alike: the driver's node checks the candidates named.
+  if (!launch.candidates.empty()) kernels_->devices_for(rank(), launch);
   for (const PlannedArg& arg : launch.args) {
     if ((arg.chunk || arg.count) && arg.use >= uses.size()) {
       throw Error("kernel '" + launch.kernel + "': an argument names use " +

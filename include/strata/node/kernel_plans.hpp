@@ -83,8 +83,19 @@ struct LateSize {
 
 // The arguments of the "kernel" kind.
 struct KernelLaunch {
+  // `device`: every device of the rank that the kernel has an implementation for.
+  static constexpr std::uint32_t any_device = 0xffffffffu;
+
   std::string kernel;        // defined on every rank with Node::define_kernel
-  std::uint32_t device = 0;  // index into the rank's Node::devices()
+  std::uint32_t device = 0;  // index into the rank's Node::devices(), or any_device
+  // Devices of the rank (indexes into Node::devices()) the launch may run on, when not empty
+  // (`device` is then ignored): with several, the rank's placement policy (runtime.placement)
+  // picks one when the launch's task is ready, and the launch's run time is recorded in the
+  // runtime's history under the kernel's name. Each must have an implementation of the kernel.
+  std::vector<std::uint32_t> candidates;
+  // The speedup of an accelerator over the CPU for this launch, for PATS; 0: learned from the
+  // runtime's history (measured runs of this kernel on inputs of about this size), else none.
+  double speedup = 0;
   std::array<std::uint64_t, 3> global{1, 1, 1};
   std::array<std::uint64_t, 3> block{0, 0, 0};  // 0: the backend chooses
   int dimensions = 1;
@@ -100,7 +111,8 @@ struct KernelLaunch {
 
   template <class Archive>
   void serialize(Archive& archive) {
-    archive(kernel, device, global, block, dimensions, args, sizes, block_offset, placements);
+    archive(kernel, device, candidates, speedup, global, block, dimensions, args, sizes,
+            block_offset, placements);
   }
 };
 
@@ -130,6 +142,10 @@ class KernelPlans {
   void define(device::KernelDefinition kernel);
   // Throws naming the kernel and what is defined when it is not.
   void check_defined(const std::string& kernel);
+  // The devices the launch may run on (its candidates, any device, or its device), each one of
+  // this node's with an implementation of the kernel; throws naming the kernel, the device and
+  // `rank` otherwise.
+  std::vector<std::uint32_t> devices_for(int rank, const KernelLaunch& launch);
   // The "kernel" kind's handler.
   void launch(cluster::PlanContext& context, const cluster::PlanOp& op);
   // The "kernels" kind's handler.
@@ -145,7 +161,8 @@ class KernelPlans {
     std::mutex lock;
     std::shared_ptr<const device::CompiledKernel> kernel;  // set by the task when it succeeded
   };
-  std::shared_ptr<Compilation> compilation(runtime::Runtime& runtime, const KernelLaunch& launch);
+  std::shared_ptr<Compilation> compilation(runtime::Runtime& runtime, const KernelLaunch& launch,
+                                           std::uint32_t device);
   // The compiled kernel, for a task that follows the compilation's (so it succeeded).
   static std::shared_ptr<const device::CompiledKernel> compiled(Compilation& compilation);
   // Throws naming the kernel and the rank when the launch's device is not one of the rank's.
