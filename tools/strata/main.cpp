@@ -1,5 +1,5 @@
-// The `strata` command-line tool: `info`, `config`, `demo`, `launch` and `allpairs`, each taking
-// one flag per setting.
+// The `strata` command-line tool: `info`, `config`, `history`, `demo`, `launch`, `allpairs` and
+// `arrays`, each taking one flag per setting.
 
 #include <fmt/format.h>
 
@@ -10,6 +10,7 @@
 #include "arrays_command.hpp"
 #include "config_command.hpp"
 #include "demo_command.hpp"
+#include "history_command.hpp"
 #include "info_command.hpp"
 #include "launch_command.hpp"
 #include "setting_flags.hpp"
@@ -41,17 +42,19 @@ int main(int argc, char** argv) {
   setting_flags.add_to(app);
   InfoOptions info_options;
   ConfigOptions config_options;
+  HistoryOptions history_options;
   DemoOptions demo_options;
   LaunchOptions launch_options;
   AllPairsOptions allpairs_options;
   ArraysOptions arrays_options;
   CLI::App& info = add_info_command(app, info_options);
   CLI::App& config = add_config_command(app, config_options);
+  CLI::App& history = add_history_command(app, history_options);
   CLI::App& demo = add_demo_command(app, demo_options);
   CLI::App& launch = add_launch_command(app, launch_options);
   CLI::App& allpairs = add_allpairs_command(app, allpairs_options, setting_flags);
   CLI::App& arrays = add_arrays_command(app, arrays_options);
-  for (CLI::App* command : {&info, &config, &demo, &allpairs, &arrays})
+  for (CLI::App* command : {&info, &config, &history, &demo, &allpairs, &arrays})
     setting_flags.add_to(*command);
   // ... and after `allpairs run`, `allpairs generate`, ...
   for (CLI::App* command : allpairs.get_subcommands(std::function<bool(CLI::App*)>{}))
@@ -70,6 +73,7 @@ int main(int argc, char** argv) {
     strata::set_log_level(effective.config.section<strata::BaseSettings>().log_level);
     if (info.parsed()) return run_info_command(effective, info_options);
     if (config.parsed()) return run_config_command(effective, config_options);
+    if (history.parsed()) return run_history_command(effective, history_options);
     if (launch.parsed()) return run_launch_command(launch_options);
     if (allpairs.parsed()) return run_allpairs_command(allpairs, effective, allpairs_options);
     if (arrays.parsed()) return run_arrays_command(effective, arrays_options);
