@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstring>
+#include <mutex>
 #include <span>
 
 #include "strata/base/error.hpp"
@@ -55,17 +56,35 @@ device::KernelArgs launch_arguments(const KernelLaunch& launch, runtime::ChunkSt
   return values;
 }
 
-// Records in the runtime's history how long the launch took on the executor its task got: from
-// the task's start (its device was free: such tasks are not queued behind others) to the
-// kernel's end.
+}  // namespace
+
+// When the last measured kernel on a device's compute queue ended. The queue runs in order: a
+// kernel starts once it is enqueued and the kernel before it ended.
+struct KernelPlans::QueueClock {
+  std::mutex lock;
+  std::chrono::steady_clock::time_point last_end{};
+};
+
+namespace {
+
+// Records in the runtime's history how long the launch's kernel ran on the executor its task got:
+// from when it could start (enqueued, and the queue's previous measured kernel ended) to its end.
 void record_run(runtime::TaskContext& task, const std::string& kernel, std::uint64_t bytes,
-                const device::Event& ran) {
+                std::shared_ptr<KernelPlans::QueueClock> clock,
+                std::chrono::steady_clock::time_point enqueued, const device::Event& ran) {
   runtime::Runtime& runtime = task.runtime();
   const runtime::ExecutorKind kind = runtime.executor(task.executor()).kind();
-  ran.on_complete([&runtime, kernel, bytes, kind,
-                   started = std::chrono::steady_clock::now()](std::exception_ptr error) {
+  ran.on_complete([&runtime, kernel, bytes, kind, clock = std::move(clock),
+                   enqueued](std::exception_ptr error) {
+    const auto end = std::chrono::steady_clock::now();
+    std::chrono::steady_clock::time_point started;
+    {
+      std::lock_guard guard(clock->lock);
+      started = std::max(enqueued, clock->last_end);
+      clock->last_end = std::max(clock->last_end, end);
+    }
     if (error) return;
-    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
+    const std::chrono::duration<double> took = end - started;
     runtime.history().record(kernel, bytes, kind, took.count());
   });
 }
@@ -94,7 +113,10 @@ void check_batch(const KernelBatch& batch) {
 
 KernelPlans::KernelPlans(std::vector<device::Device*> devices,
                          std::vector<runtime::DeviceExecutors> executors)
-    : devices_(std::move(devices)), executors_(std::move(executors)) {}
+    : devices_(std::move(devices)), executors_(std::move(executors)) {
+  for (std::size_t d = 0; d < devices_.size(); ++d)
+    clocks_.push_back(std::make_shared<QueueClock>());
+}
 
 void KernelPlans::define(device::KernelDefinition kernel) {
   std::lock_guard guard(lock_);
@@ -214,12 +236,13 @@ void KernelPlans::launch(cluster::PlanContext& context, const cluster::PlanOp& o
     device::Device* device;
     runtime::ExecutorId executor;
     std::shared_ptr<Compilation> compilation;
+    std::shared_ptr<QueueClock> clock;
   };
   std::vector<Choice> choices;
   runtime::TaskSpec spec(op.operation);
   for (const std::uint32_t d : placed_on) {
     choices.push_back(
-        {devices_[d], executors_[d].compute, compilation(context.runtime(), args, d)});
+        {devices_[d], executors_[d].compute, compilation(context.runtime(), args, d), clocks_[d]});
     spec.on(choices.back().executor).after(choices.back().compilation->task);
   }
   std::vector<runtime::DataHandle> data;
@@ -268,8 +291,10 @@ void KernelPlans::launch(cluster::PlanContext& context, const cluster::PlanOp& o
         const device::KernelArgs values = launch_arguments(args, staging, task, data, queue);
         const device::LaunchGeometry geometry = geometry_of(args);
         if (args.sizes.empty()) {
+          const auto enqueued = std::chrono::steady_clock::now();  // a CPU kernel runs in launch()
           const device::Event ran = queue.launch(*kernel, geometry, values);
-          if (chosen_at_run_time) record_run(task, args.kernel, input_bytes, ran);
+          if (chosen_at_run_time)
+            record_run(task, args.kernel, input_bytes, choice->clock, enqueued, ran);
           runtime::complete_when(task, ran);
           return;
         }
@@ -282,8 +307,10 @@ void KernelPlans::launch(cluster::PlanContext& context, const cluster::PlanOp& o
           zeroed.push_back(
               queue.fill(*counters.back().buffer, counters.back().offset, zero, sizeof zero));
         }
+        const auto enqueued = std::chrono::steady_clock::now();
         const device::Event ran = queue.launch(*kernel, geometry, values, zeroed);
-        if (chosen_at_run_time) record_run(task, args.kernel, input_bytes, ran);
+        if (chosen_at_run_time)
+          record_run(task, args.kernel, input_bytes, choice->clock, enqueued, ran);
         auto counts = std::make_shared<std::vector<std::uint32_t>>(args.sizes.size());
         std::vector<device::Event> read;
         std::vector<std::pair<memory::ChunkId, std::uint64_t>> outputs;  // chunk, element bytes

@@ -136,6 +136,8 @@ void check_batch(const KernelBatch& batch);
 // The node's side: kernels defined by name, compiled once per device when first launched.
 class KernelPlans {
  public:
+  // When a device's last measured kernel ended: the start of the next, for the history.
+  struct QueueClock;
   KernelPlans(std::vector<device::Device*> devices,
               std::vector<runtime::DeviceExecutors> executors);
   // Throws if a kernel of that name is defined already.
@@ -169,6 +171,7 @@ class KernelPlans {
   void check_device(const cluster::PlanContext& context, const KernelLaunch& launch) const;
 
   std::vector<device::Device*> devices_;
+  std::vector<std::shared_ptr<QueueClock>> clocks_;  // per device: its compute queue's
   std::vector<runtime::DeviceExecutors> executors_;
   std::mutex lock_;
   std::map<std::string, device::KernelDefinition> kernels_;
