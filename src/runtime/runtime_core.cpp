@@ -656,6 +656,7 @@ void RuntimeCore::release_reduce_gates(TaskState* task) {
 
 void RuntimeCore::run(ReadyTask* task, Executor& executor, unsigned worker) {
   thread_local int nesting = 0;
+  if (task->pulled) end_pull(task);
   if (should_cancel(task)) {
     make_ready(task);  // takes the cancellation path and finishes the task
     return;
@@ -831,7 +832,7 @@ void RuntimeCore::finish_one(TaskState* task, TaskStatus status,
     }
     if (task->finish_holds.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
   }
-  if (task->pulled) end_pull(task);  // its executor may pull the next
+  if (task->pulled) end_pull(task);  // pulled, then failed to stage or was cancelled
   unstage(task);
   // A task that failed or was cancelled before it ran still holds its body: what the body
   // captured (handles of other tasks and data) must not outlive it. The body of a task that ran

@@ -186,9 +186,7 @@ class RuntimeCore final : public TaskRunner {
   RunHistory history_;
   StagingHook* hook_ = nullptr;
   ReadyPool pool_;  // multi-candidate tasks under a pulling policy
-  // Per executor: tasks it pulled that have not finished (it pulls at most one per worker). A
-  // kernel launch's body returns before its kernel ends: a device is idle, and takes the next
-  // pooled task, only once its last pulled kernel finished.
+  // Per executor: tasks it pulled that have not started yet (it pulls at most one per worker).
   std::array<std::atomic<std::uint32_t>, max_executors> pulled_pending_{};
 
   SpinLock registration_lock_;  // serializes access registration: one submission order

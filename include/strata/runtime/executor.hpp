@@ -35,8 +35,7 @@ class TaskRunner {
   // executors wait in a shared pool until an idle worker of one of them takes one. An executor
   // that pulls (Executor::pulls()) asks pull_ready() whenever it looks for work, and calls
   // pull() when its own queue is empty: the policy picks one pooled task, which is then staged
-  // and enqueued on `executor` (returns whether one was taken). A worker's pulled task holds its
-  // place until it finishes (a deferred completion included).
+  // and enqueued on `executor` (returns whether one was taken).
   virtual bool pull_ready(const Executor& /*executor*/) const { return false; }
   virtual bool pull(Executor& /*executor*/, unsigned /*worker*/) { return false; }
 };
