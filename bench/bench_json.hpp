@@ -1,9 +1,10 @@
 #pragma once
-// What the bench programs share for their JSON lines: numbers at full precision, strings escaped,
-// and the median of repetitions.
+// What the bench programs share for their JSON lines and reports: numbers at full precision,
+// strings escaped, the median of repetitions, and the machine's CPU model.
 
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,14 @@ inline double median_of(std::vector<double> values) {
   std::sort(values.begin(), values.end());
   const std::size_t mid = values.size() / 2;
   return values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
+}
+
+// The CPU model /proc/cpuinfo names, or "unknown".
+inline std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);)
+    if (line.starts_with("model name")) return line.substr(line.find(':') + 2);
+  return "unknown";
 }
 
 }  // namespace strata::bench

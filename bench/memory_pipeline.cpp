@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_json.hpp"
 #include "strata/device/backends.hpp"
 #include "strata/runtime/chunk_staging.hpp"
 #include "strata/runtime/device_executors.hpp"
@@ -28,6 +29,8 @@ using namespace strata;
 using namespace strata::runtime;
 
 namespace {
+
+using strata::bench::cpu_model;
 
 constexpr int chunks = 64;  // chunks of data
 constexpr int rounds = 3;   // every chunk updated 3 times
@@ -147,13 +150,6 @@ double run_pipeline(const Setup& setup, std::uint64_t device_capacity, memory::M
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
-
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);)
-    if (line.starts_with("model name")) return line.substr(line.find(':') + 2);
-  return "unknown";
 }
 
 }  // namespace

@@ -28,6 +28,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_json.hpp"
 #include "strata/runtime/runtime.hpp"
 #include "strata/runtime/thread_pool_executor.hpp"
 
@@ -35,6 +36,8 @@ using namespace strata;
 using namespace strata::runtime;
 
 namespace {
+
+using strata::bench::cpu_model;
 
 // Operation kinds and their device speedups, spread 1..20 like the paper's Fig. 16.
 struct Operation {
@@ -81,14 +84,6 @@ const char* name_of(Policy policy) {
   return "?";
 }
 
-// First come, first served: an idle executor takes the oldest ready task.
-class FirstComeFirstServed final : public PlacementPolicy {
- public:
-  bool pulls() const override { return true; }
-  std::size_t choose(const TaskView&, std::span<const ExecutorView>) override { return 0; }
-  std::size_t pick(const ExecutorView&, std::span<const TaskView>) override { return 0; }
-};
-
 struct Outcome {
   double makespan = 0;
   int on_device = 0;
@@ -107,7 +102,7 @@ Outcome run(const std::vector<Planned>& planned, Policy policy) {
     case Policy::least_loaded:
       break;
     case Policy::fcfs:
-      rt.set_placement_policy(std::make_unique<FirstComeFirstServed>());
+      rt.set_placement_policy(make_fcfs_placement());
       break;
     case Policy::pats:
       rt.set_placement_policy(make_pats_policy());
@@ -144,13 +139,6 @@ Outcome run(const std::vector<Planned>& planned, Policy policy) {
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
-
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);)
-    if (line.starts_with("model name")) return line.substr(line.find(':') + 2);
-  return "unknown";
 }
 
 }  // namespace

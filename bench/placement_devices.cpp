@@ -42,6 +42,8 @@
 
 namespace {
 
+using strata::bench::cpu_model;
+
 using namespace strata;
 using Clock = std::chrono::steady_clock;
 using strata::bench::json_list;
@@ -146,13 +148,6 @@ class Runs final : public runtime::TaskObserver {
   std::mutex lock_;
   std::map<std::pair<std::uint32_t, std::size_t>, int> per_executor_kind_;
 };
-
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);)
-    if (line.starts_with("model name")) return line.substr(line.find(':') + 2);
-  return "unknown";
-}
 
 }  // namespace
 
