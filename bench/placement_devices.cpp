@@ -24,7 +24,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -122,12 +121,6 @@ struct Setup {
   std::string label;
   std::string policy;  // make_placement_policy's name; "cpu-only": launches on device 0
   Estimate estimate = Estimate::none;
-};
-
-struct Outcome {
-  double makespan = 0;
-  int on_accelerator = 0;
-  double accelerator_speedup_sum = 0;  // of the true speedups of the launches it got
 };
 
 // Counts the launches each executor ran, per kernel kind.

@@ -181,15 +181,6 @@ std::shared_ptr<const device::CompiledKernel> KernelPlans::compiled(Compilation&
   return compilation.kernel;
 }
 
-void KernelPlans::check_device(const cluster::PlanContext& context,
-                               const KernelLaunch& launch) const {
-  if (launch.device >= devices_.size()) {
-    throw Error("kernel '" + launch.kernel + "' planned on device " +
-                std::to_string(launch.device) + " of rank " + std::to_string(context.rank()) +
-                ", which has " + std::to_string(devices_.size()) + " device(s)");
-  }
-}
-
 std::vector<std::uint32_t> KernelPlans::devices_for(int rank, const KernelLaunch& launch) {
   check_defined(launch.kernel);
   std::lock_guard guard(lock_);
@@ -342,7 +333,7 @@ void KernelPlans::launch_batch(cluster::PlanContext& context, const cluster::Pla
                                    "the arguments of a batch of kernel launches");
   check_batch(batch);
   const std::uint32_t device_index = batch.launches.front().device;
-  check_device(context, batch.launches.front());
+  devices_for(context.rank(), batch.launches.front());  // throws unless one of the rank's
   std::vector<std::shared_ptr<Compilation>> compilations;
   std::vector<const Compilation*> distinct;  // a few: one per shape of superblock
   std::vector<runtime::TaskHandle> compiled_first;

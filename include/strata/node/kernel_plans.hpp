@@ -167,8 +167,6 @@ class KernelPlans {
                                            std::uint32_t device);
   // The compiled kernel, for a task that follows the compilation's (so it succeeded).
   static std::shared_ptr<const device::CompiledKernel> compiled(Compilation& compilation);
-  // Throws naming the kernel and the rank when the launch's device is not one of the rank's.
-  void check_device(const cluster::PlanContext& context, const KernelLaunch& launch) const;
 
   std::vector<device::Device*> devices_;
   std::vector<std::shared_ptr<QueueClock>> clocks_;  // per device: its compute queue's
