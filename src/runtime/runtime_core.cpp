@@ -656,7 +656,10 @@ void RuntimeCore::release_reduce_gates(TaskState* task) {
 
 void RuntimeCore::run(ReadyTask* task, Executor& executor, unsigned worker) {
   thread_local int nesting = 0;
-  if (task->pulled) end_pull(task);
+  // A pulled task frees its executor's pull slot while its body runs (a body may wait for other
+  // tasks that this executor must pull); a deferred one takes the slot again below.
+  const bool pulled = task->pulled;
+  if (pulled) end_pull(task);
   if (should_cancel(task)) {
     make_ready(task);  // takes the cancellation path and finishes the task
     return;
@@ -720,6 +723,13 @@ void RuntimeCore::run(ReadyTask* task, Executor& executor, unsigned worker) {
   }
   // The completion may already have fired on another thread; the reference taken by
   // defer_completion() kept the task alive until here.
+  if (pulled && !error) {
+    // Its work (a kernel) runs on after the body returned: the executor is busy and pulls its
+    // next pooled task once this one finishes (finish_one ends the pull). The task cannot have
+    // finished yet: its body's part arrives below.
+    task->pulled = true;
+    pulled_pending_[task->executor.index].fetch_add(1, std::memory_order_seq_cst);
+  }
   if (error) {
     complete(task, std::move(error));
   } else if (task->queue_ordered) {
@@ -832,7 +842,7 @@ void RuntimeCore::finish_one(TaskState* task, TaskStatus status,
     }
     if (task->finish_holds.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
   }
-  if (task->pulled) end_pull(task);  // pulled, then failed to stage or was cancelled
+  if (task->pulled) end_pull(task);  // not started, or deferred: its executor may pull the next
   unstage(task);
   // A task that failed or was cancelled before it ran still holds its body: what the body
   // captured (handles of other tasks and data) must not outlive it. The body of a task that ran

@@ -186,7 +186,9 @@ class RuntimeCore final : public TaskRunner {
   RunHistory history_;
   StagingHook* hook_ = nullptr;
   ReadyPool pool_;  // multi-candidate tasks under a pulling policy
-  // Per executor: tasks it pulled that have not started yet (it pulls at most one per worker).
+  // Per executor: tasks it pulled that have not started yet, or whose kernel runs on after the
+  // body returned (it pulls at most one per worker): a device takes its next pooled task once
+  // its last kernel ended.
   std::array<std::atomic<std::uint32_t>, max_executors> pulled_pending_{};
 
   SpinLock registration_lock_;  // serializes access registration: one submission order

@@ -80,8 +80,9 @@ struct alignas(64) TaskState {
   // A deferred task finishes when both its body returned and its completion fired, whichever
   // is last (2 -> 0), so that no body still runs once wait_all() returned.
   std::atomic<std::uint8_t> deferred_parts{0};
-  // Taken from the ready pool by an executor and not started yet (counted in
-  // RuntimeCore::pulled_pending_ of its executor until it starts or finishes).
+  // Taken from the ready pool by an executor and not started yet, or its body returned and its
+  // deferred completion has not finished it (counted in RuntimeCore::pulled_pending_ of its
+  // executor meanwhile).
   bool pulled = false;
   // Queue order (TaskSpec::in_queue_order()). A queue-ordered task whose body returned with its
   // work enqueued is `enqueued` (under `lock`): its queue-ordered successors on its executor

@@ -435,3 +435,72 @@ TEST(PooledTasks, AnIdleExecutorNoticesPooledWorkAfterSleeping) {
 
 }  // namespace
 }  // namespace strata::runtime
+
+namespace strata::runtime {
+namespace {
+
+// A kernel's task returns before its kernel ends: the device is busy until it completes, so it
+// takes no other pooled task before then, and the CPU, once free, takes the rest.
+TEST(PooledTasks, AnExecutorTakesItsNextPooledTaskOnlyOnceItsDeferredOneCompleted) {
+  HeldNode node;
+  node.rt.set_placement_policy(make_pats_policy());
+  std::mutex lock;
+  std::vector<DeferredCompletion> pending;
+  std::vector<ExecutorId> ran;
+  node.hold();
+  node.release();  // both free; the gpu pulls first below, the cpu is held again
+  Gate cpu_gate;
+  // Opened on every way out, a failed assertion's too: the held CPU task must not outlive it.
+  struct OpenOnExit {
+    Gate& gate;
+    ~OpenOnExit() { gate.open(); }
+  } open_on_exit{cpu_gate};
+  std::atomic<bool> cpu_held{false};
+  node.rt.submit(TaskSpec("hold cpu again"), [&] {
+    cpu_held = true;
+    cpu_gate.pass();
+  });
+  ASSERT_TRUE(eventually([&] { return cpu_held.load(); }));
+  for (int t = 0; t < 3; ++t) {
+    node.rt.spawn(TaskSpec("kernel").on(node.rt.cpu()).on(node.gpu).with_speedup(10),
+                  [&](TaskContext& context) {
+                    std::lock_guard guard(lock);
+                    ran.push_back(context.executor());
+                    pending.push_back(context.defer_completion());
+                  });
+  }
+  ASSERT_TRUE(eventually([&] {
+    std::lock_guard guard(lock);
+    return ran.size() == 1;
+  }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  {
+    std::lock_guard guard(lock);
+    EXPECT_EQ(ran.size(), 1u) << "the gpu took a second task while its first was running";
+    EXPECT_EQ(ran.front(), node.gpu);
+    pending.front().complete();
+  }
+  ASSERT_TRUE(eventually([&] {
+    std::lock_guard guard(lock);
+    return ran.size() == 2;
+  }));
+  {
+    std::lock_guard guard(lock);
+    EXPECT_EQ(ran.back(), node.gpu);
+  }
+  cpu_gate.open();  // the cpu is free: it takes the third while the gpu's second runs
+  ASSERT_TRUE(eventually([&] {
+    std::lock_guard guard(lock);
+    return ran.size() == 3;
+  }));
+  {
+    std::lock_guard guard(lock);
+    EXPECT_EQ(ran.back(), node.rt.cpu());
+    for (std::size_t t = 1; t < pending.size(); ++t)
+      pending[t].complete();
+  }
+  node.rt.wait_all();
+}
+
+}  // namespace
+}  // namespace strata::runtime

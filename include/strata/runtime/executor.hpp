@@ -35,7 +35,8 @@ class TaskRunner {
   // executors wait in a shared pool until an idle worker of one of them takes one. An executor
   // that pulls (Executor::pulls()) asks pull_ready() whenever it looks for work, and calls
   // pull() when its own queue is empty: the policy picks one pooled task, which is then staged
-  // and enqueued on `executor` (returns whether one was taken).
+  // and enqueued on `executor` (returns whether one was taken). A pulled task whose completion
+  // is deferred holds its worker's place until it finishes.
   virtual bool pull_ready(const Executor& /*executor*/) const { return false; }
   virtual bool pull(Executor& /*executor*/, unsigned /*worker*/) { return false; }
 };
