@@ -256,7 +256,9 @@ void Arrays::launch(const ArrayKernel& kernel, const Grid& grid, const WorkDistr
 
   const cluster::PlanBatch batch(driver_);
   detail::LaunchBatches batches(node_, driver_, kernel.name());
-  const auto limits = batch_limits(node_, superblocks, batchable(kernel, args));
+  // A superblock whose device the rank picks runs as a task of its own: a batch is one device's.
+  const bool any_device = work.leaves_device_to_rank();
+  const auto limits = batch_limits(node_, superblocks, !any_device && batchable(kernel, args));
   for (std::size_t s = 0; s < superblocks.size(); ++s) {
     const SuperblockPlacement& superblock = superblocks[s];
     const int rank = superblock.place.rank;
@@ -264,7 +266,8 @@ void Arrays::launch(const ArrayKernel& kernel, const Grid& grid, const WorkDistr
         batches.open(superblock.place, s, limits.at({rank, superblock.place.device}));
     node::KernelLaunch launch;
     launch.kernel = kernel.name();
-    launch.device = superblock.place.device;
+    launch.device = any_device ? node::KernelLaunch::any_device : superblock.place.device;
+    launch.speedup = work.speedup();
     launch.dimensions = static_cast<int>(dims);
     launch.block = {1, 1, 1};  // unused dimensions: one thread
     for (std::size_t d = 0; d < dims; ++d) {

@@ -57,6 +57,20 @@ WorkDistribution WorkDistribution::custom(std::string name, Custom superblocks) 
   return made;
 }
 
+WorkDistribution WorkDistribution::on_any_device(double speedup) const {
+  if (!(speedup >= 0)) {
+    throw Error(
+        fmt::format("work distribution '{}': a speedup on any device is 0 (learned) or "
+                    "positive, not {}",
+                    name_, speedup));
+  }
+  WorkDistribution made = *this;
+  made.any_device_ = true;
+  made.speedup_ = speedup;
+  made.name_ += ", on any device of its rank";
+  return made;
+}
+
 std::vector<SuperblockPlacement> WorkDistribution::superblocks(
     const std::array<std::uint64_t, 3>& blocks, std::uint32_t dims, const Topology& topology,
     const std::string& kernel) const {

@@ -148,11 +148,11 @@ void Node::plan_kernel(cluster::Driver& driver, int rank, const KernelLaunch& la
 
 void Node::plan_kernels(cluster::Driver& driver, int rank, const KernelBatch& batch,
                         const std::vector<cluster::Use>& uses, std::string label) {
-  check_batch(batch);
-  if (batch.launches.size() == 1) {
+  if (batch.launches.size() == 1) {  // a launch of its own: it may leave its device to the rank
     plan_kernel(driver, rank, batch.launches.front(), uses);
     return;
   }
+  check_batch(batch);
   for (const KernelLaunch& launch : batch.launches)
     check_launch(launch, uses);
   if (label.empty()) label = "kernels " + batch.launches.front().kernel;

@@ -274,9 +274,20 @@ ArrayKernel hold_kernel() {
                      "global i => readwrite x[i]");
 }
 
+ArrayKernel negate_on_cpu_kernel() {
+  return ArrayKernel(device::KernelDefinition("negate_on_cpu")
+                         .array<std::int32_t>("x", device::ParamAccess::read_write)
+                         .cpu([](const device::CpuBlock& block) {
+                           const auto x = block.global_array<std::int32_t>(0);
+                           for (std::uint64_t i = block.begin.x; i < block.end.x; ++i)
+                             x(i) = -x(i);
+                         }),
+                     "global i => readwrite x[i]");
+}
+
 std::vector<ArrayKernel> all_kernels() {
   return {stencil_kernel(), matmul_kernel(), scale_kernel(), column_sums_kernel(),
-          spread_kernel(),  tally_kernel(),  hold_kernel()};
+          spread_kernel(),  tally_kernel(),  hold_kernel(),  negate_on_cpu_kernel()};
 }
 
 }  // namespace strata::array::testing

@@ -31,6 +31,8 @@ ArrayKernel tally_kernel();
 // stays queued on rank 0's CPU device until a test lets it go.
 ArrayKernel hold_kernel();
 extern std::atomic<bool> hold_released;
+// x[i] = -x[i] for an int vector, with a C++ body only (no OpenCL or CUDA implementation).
+ArrayKernel negate_on_cpu_kernel();
 
 std::vector<ArrayKernel> all_kernels();
 

@@ -40,6 +40,15 @@ class WorkDistribution {
   // The user's superblocks; checked to be disjoint, to cover the grid and to lie on known places.
   static WorkDistribution custom(std::string name, Custom superblocks);
 
+  // The same superblocks, each run on whichever device of its rank the rank's placement policy
+  // (the setting `placement`) picks when its data is ready, among the devices the kernel has an
+  // implementation for; its place's device is only where its data is looked for first. One
+  // kernel task per superblock (no batches). `speedup`: of an accelerator over the CPU for
+  // PATS; 0: learned from the runtime's history.
+  WorkDistribution on_any_device(double speedup = 0) const;
+  bool leaves_device_to_rank() const { return any_device_; }
+  double speedup() const { return speedup_; }
+
   // The superblocks of a launch of `blocks` thread blocks per dimension (`dims` of them used).
   std::vector<SuperblockPlacement> superblocks(const std::array<std::uint64_t, 3>& blocks,
                                                std::uint32_t dims, const Topology& topology,
@@ -55,6 +64,8 @@ class WorkDistribution {
   std::vector<std::uint64_t> tile_;
   Distribution::Assign assign_ = Distribution::Assign::blocked;
   Custom custom_;
+  bool any_device_ = false;
+  double speedup_ = 0;
 };
 
 }  // namespace strata::array
