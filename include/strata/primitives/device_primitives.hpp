@@ -1,0 +1,85 @@
+#pragma once
+// Data-parallel primitives on one device of any backend — scan, stream compaction, radix sort —
+// for the front ends that group, filter and sort records (datasets, region templates): the same
+// multi-pass algorithm over tiles on the CPU device (its blocks run on the pool), OpenCL and
+// CUDA, enqueued on the device's compute queue.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "strata/device/device.hpp"
+
+namespace strata::primitives {
+
+// `count` elements of `type` in a device buffer, from element `offset` on.
+struct DeviceSpan {
+  const device::DeviceBuffer* buffer = nullptr;
+  device::ElementType type = device::ElementType::u32;
+  std::uint64_t offset = 0;
+  std::uint64_t count = 0;
+};
+
+template <typename T>
+DeviceSpan span_of(const device::DeviceBuffer& buffer, std::uint64_t count,
+                   std::uint64_t offset = 0) {
+  return DeviceSpan{&buffer, device::element_type_of<T>(), offset, count};
+}
+
+class DevicePrimitives {
+ public:
+  // Kernels are compiled for `device` on first use and kept.
+  explicit DevicePrimitives(device::Device& device);
+  // Waits for what it enqueued (its scratch buffers live until then).
+  ~DevicePrimitives();
+  DevicePrimitives(const DevicePrimitives&) = delete;
+  DevicePrimitives& operator=(const DevicePrimitives&) = delete;
+
+  device::Device& device() const { return device_; }
+
+  // out[i] = in[0] + ... + in[i-1] (exclusive) or + in[i] (inclusive), for integers and floats
+  // (i32, u32, i64, u64, f32, f64; integers wrap). `in` and `out` have one type and count; they
+  // may be the same elements. Float sums are added in tiles: results differ from a sequential
+  // sum by rounding only.
+  device::Event exclusive_scan(const DeviceSpan& in, const DeviceSpan& out,
+                               std::span<const device::Event> after = {});
+  device::Event inclusive_scan(const DeviceSpan& in, const DeviceSpan& out,
+                               std::span<const device::Event> after = {});
+
+  // Keeps in[i] where flags[i] != 0 (u8 flags, one per element), in order, at the start of `out`
+  // (as many elements as `in`, of its type); writes how many it kept to `kept` (one u64).
+  device::Event compact(const DeviceSpan& in, const DeviceSpan& flags, const DeviceSpan& out,
+                        const DeviceSpan& kept, std::span<const device::Event> after = {});
+
+  // Sorts `keys` (u32 or u64) in place, ascending and stable; `values` (none: a null buffer; or
+  // u32 or u64, as many as the keys) move with their keys. At most 2^32 - 1 elements.
+  device::Event radix_sort(const DeviceSpan& keys, const DeviceSpan& values,
+                           std::span<const device::Event> after = {});
+
+ private:
+  const device::CompiledKernel& kernel(device::KernelDefinition definition);
+  device::Event scan(const DeviceSpan& in, const DeviceSpan& out, bool inclusive,
+                     std::span<const device::Event> after);
+  // Scans `count` tile sums in place (exclusive), their total after them.
+  device::Event scan_sums(const device::DeviceBuffer& sums, device::ElementType type,
+                          std::uint64_t count);
+  // Elements per tile, and the geometry of a launch of one tile per CPU call or work-group.
+  std::uint64_t tile() const;
+  device::LaunchGeometry tiles_geometry(std::uint64_t tiles) const;
+  device::DeviceBuffer scratch(std::uint64_t bytes);
+  // Keeps `buffers` until `done` (and drops those of operations done since).
+  void retire(const device::Event& done, std::vector<device::DeviceBuffer> buffers);
+
+  device::Device& device_;
+  const bool cpu_;
+  std::mutex lock_;
+  std::map<std::string, std::shared_ptr<const device::CompiledKernel>> kernels_;
+  // Scratch buffers of operations enqueued and not known to be done, with their last event.
+  std::vector<std::pair<device::Event, std::vector<device::DeviceBuffer>>> in_flight_;
+};
+
+}  // namespace strata::primitives

@@ -1,0 +1,290 @@
+#include "strata/primitives/device_primitives.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <limits>
+
+#include "primitive_kernels.hpp"
+#include "strata/base/error.hpp"
+
+namespace strata::primitives {
+namespace {
+
+using device::ElementType;
+using device::Event;
+using device::KernelArg;
+using device::KernelArgs;
+
+constexpr std::uint64_t cpu_tile = std::uint64_t{1} << 16;  // elements per CPU call
+// Elements per OpenCL or CUDA work-group: each thread takes 16.
+constexpr std::uint64_t device_tile = std::uint64_t{detail::group_threads} * 16;
+
+bool is_scannable(ElementType type) {
+  switch (type) {
+    case ElementType::i32:
+    case ElementType::u32:
+    case ElementType::i64:
+    case ElementType::u64:
+    case ElementType::f32:
+    case ElementType::f64:
+      return true;
+    default:
+      return false;
+  }
+}
+
+KernelArg array_arg(const DeviceSpan& span) {
+  return KernelArg::array_of(*span.buffer, span.type, span.offset * device::size_of(span.type));
+}
+
+// The span's elements as unsigned integers of their size (what compaction moves).
+KernelArg as_bits(const DeviceSpan& span) {
+  const std::uint64_t bytes = device::size_of(span.type);
+  const ElementType type = bytes == 1   ? ElementType::u8
+                           : bytes == 2 ? ElementType::u16
+                           : bytes == 4 ? ElementType::u32
+                                        : ElementType::u64;
+  return KernelArg::array_of(*span.buffer, type, span.offset * bytes);
+}
+
+void check_span(const char* operation, const char* what, const DeviceSpan& span) {
+  if (span.buffer == nullptr || !*span.buffer) {
+    throw Error(fmt::format("{}: the {} has no device buffer", operation, what));
+  }
+  const std::uint64_t bytes = (span.offset + span.count) * device::size_of(span.type);
+  if (bytes > span.buffer->bytes()) {
+    throw Error(
+        fmt::format("{}: the {} ({} elements of {} from element {}) ends past its buffer "
+                    "of {} bytes",
+                    operation, what, span.count, device::to_string(span.type), span.offset,
+                    span.buffer->bytes()));
+  }
+}
+
+void wait_for(std::span<const Event> after) {
+  for (const Event& event : after)
+    event.wait();
+}
+
+}  // namespace
+
+DevicePrimitives::DevicePrimitives(device::Device& device)
+    : device_(device), cpu_(device.info().backend == device::BackendKind::cpu) {}
+
+DevicePrimitives::~DevicePrimitives() {
+  for (auto& [event, buffers] : in_flight_) {
+    try {
+      event.wait();
+    } catch (...) {  // NOLINT(bugprone-empty-catch): its error went to whoever waited
+    }
+  }
+}
+
+const device::CompiledKernel& DevicePrimitives::kernel(device::KernelDefinition definition) {
+  const std::string name = definition.name();
+  auto found = kernels_.find(name);
+  if (found == kernels_.end()) found = kernels_.emplace(name, device_.compile(definition)).first;
+  return *found->second;
+}
+
+device::DeviceBuffer DevicePrimitives::scratch(std::uint64_t bytes) {
+  return device_.allocate(std::max<std::uint64_t>(bytes, 8));
+}
+
+void DevicePrimitives::retire(const Event& done, std::vector<device::DeviceBuffer> buffers) {
+  std::erase_if(in_flight_, [](const auto& entry) { return entry.first.done(); });
+  in_flight_.emplace_back(done, std::move(buffers));
+}
+
+device::LaunchGeometry DevicePrimitives::tiles_geometry(std::uint64_t tiles) const {
+  if (cpu_) return device::LaunchGeometry{device::Dim3{tiles}, device::Dim3{1}, 1};
+  return device::LaunchGeometry{device::Dim3{tiles * detail::group_threads},
+                                device::Dim3{detail::group_threads}, 1};
+}
+
+std::uint64_t DevicePrimitives::tile() const {
+  return cpu_ ? cpu_tile : device_tile;
+}
+
+Event DevicePrimitives::scan_sums(const device::DeviceBuffer& sums, ElementType type,
+                                  std::uint64_t count) {
+  return device_.queue(device::QueueKind::compute)
+      .launch(kernel(detail::scan_sums_kernel(type)), tiles_geometry(1),
+              {KernelArg::value(count), KernelArg::array_of(sums, type)});
+}
+
+Event DevicePrimitives::exclusive_scan(const DeviceSpan& in, const DeviceSpan& out,
+                                       std::span<const Event> after) {
+  return scan(in, out, false, after);
+}
+
+Event DevicePrimitives::inclusive_scan(const DeviceSpan& in, const DeviceSpan& out,
+                                       std::span<const Event> after) {
+  return scan(in, out, true, after);
+}
+
+Event DevicePrimitives::scan(const DeviceSpan& in, const DeviceSpan& out, bool inclusive,
+                             std::span<const Event> after) {
+  const char* operation = inclusive ? "inclusive_scan" : "exclusive_scan";
+  check_span(operation, "input", in);
+  check_span(operation, "output", out);
+  if (!is_scannable(in.type) || in.type != out.type || in.count != out.count) {
+    throw Error(fmt::format(
+        "{}: input and output must be as many elements of one type of i32, "
+        "u32, i64, u64, f32, f64 (given {} {} and {} {})",
+        operation, in.count, device::to_string(in.type), out.count, device::to_string(out.type)));
+  }
+  std::lock_guard guard(lock_);
+  if (in.count == 0) {
+    wait_for(after);
+    return {};
+  }
+  const std::uint64_t n = in.count;
+  const std::uint64_t tiles = (n + tile() - 1) / tile();
+  device::DeviceBuffer sums = scratch((tiles + 1) * device::size_of(in.type));
+  device::Queue& queue = device_.queue(device::QueueKind::compute);
+  queue.launch(kernel(detail::tile_sum_kernel(in.type)), tiles_geometry(tiles),
+               {KernelArg::value(n), KernelArg::value(tile()), array_arg(in),
+                KernelArg::array_of(sums, in.type)},
+               after);
+  scan_sums(sums, in.type, tiles);
+  Event done = queue.launch(kernel(detail::tile_scan_kernel(in.type)), tiles_geometry(tiles),
+                            {KernelArg::value(n), KernelArg::value(tile()),
+                             KernelArg::value(std::uint32_t{inclusive ? 1u : 0u}), array_arg(in),
+                             KernelArg::array_of(sums, in.type), array_arg(out)});
+  std::vector<device::DeviceBuffer> held;
+  held.push_back(std::move(sums));
+  retire(done, std::move(held));
+  return done;
+}
+
+Event DevicePrimitives::compact(const DeviceSpan& in, const DeviceSpan& flags,
+                                const DeviceSpan& out, const DeviceSpan& kept,
+                                std::span<const Event> after) {
+  constexpr const char* operation = "compact";
+  check_span(operation, "input", in);
+  check_span(operation, "flags", flags);
+  check_span(operation, "output", out);
+  check_span(operation, "count of kept elements", kept);
+  if (flags.type != ElementType::u8 || flags.count != in.count || out.type != in.type ||
+      out.count < in.count || kept.type != ElementType::u64 || kept.count < 1) {
+    throw Error(fmt::format(
+        "compact: takes as many u8 flags as input elements ({} {} given), an output of the "
+        "input's type and size ({} {} given) and one u64 for the count ({} {} given)",
+        flags.count, device::to_string(flags.type), out.count, device::to_string(out.type),
+        kept.count, device::to_string(kept.type)));
+  }
+  std::lock_guard guard(lock_);
+  device::Queue& queue = device_.queue(device::QueueKind::compute);
+  const std::uint64_t n = in.count;
+  const std::uint64_t tiles = std::max<std::uint64_t>(1, (n + tile() - 1) / tile());
+  device::DeviceBuffer counts = scratch((tiles + 1) * sizeof(std::uint64_t));
+  queue.launch(kernel(detail::count_flags_kernel()), tiles_geometry(tiles),
+               {KernelArg::value(n), KernelArg::value(tile()), array_arg(flags),
+                KernelArg::array<std::uint64_t>(counts)},
+               after);
+  scan_sums(counts, ElementType::u64, tiles);
+  queue.launch(kernel(detail::compact_kernel(static_cast<std::uint32_t>(device::size_of(in.type)))),
+               tiles_geometry(tiles),
+               {KernelArg::value(n), KernelArg::value(tile()), as_bits(in), array_arg(flags),
+                KernelArg::array<std::uint64_t>(counts), as_bits(out)});
+  Event done = queue.copy_on_device(*kept.buffer, kept.offset * sizeof(std::uint64_t), counts,
+                                    tiles * sizeof(std::uint64_t), sizeof(std::uint64_t));
+  std::vector<device::DeviceBuffer> held;
+  held.push_back(std::move(counts));
+  retire(done, std::move(held));
+  return done;
+}
+
+Event DevicePrimitives::radix_sort(const DeviceSpan& keys, const DeviceSpan& values,
+                                   std::span<const Event> after) {
+  constexpr const char* operation = "radix_sort";
+  check_span(operation, "keys", keys);
+  const bool with_values = values.buffer != nullptr;
+  if (with_values) check_span(operation, "values", values);
+  if ((keys.type != ElementType::u32 && keys.type != ElementType::u64) ||
+      (with_values && ((values.type != ElementType::u32 && values.type != ElementType::u64) ||
+                       values.count != keys.count))) {
+    throw Error(
+        fmt::format("radix_sort: sorts u32 or u64 keys ({} given), with as many u32 or u64 "
+                    "values or none ({} {} given)",
+                    device::to_string(keys.type), with_values ? values.count : 0,
+                    with_values ? device::to_string(values.type) : "none"));
+  }
+  if (keys.count > std::numeric_limits<std::uint32_t>::max()) {
+    throw Error(fmt::format("radix_sort: {} keys; at most {} in one sort", keys.count,
+                            std::numeric_limits<std::uint32_t>::max()));
+  }
+  std::lock_guard guard(lock_);
+  const std::uint64_t n = keys.count;
+  if (n <= 1) {
+    wait_for(after);
+    return {};
+  }
+  const std::uint32_t bits = cpu_ ? detail::cpu_radix_bits : detail::device_radix_bits;
+  const std::uint32_t radix = 1u << bits;
+  const std::uint64_t tiles = (n + tile() - 1) / tile();
+  const std::uint64_t key_bytes = device::size_of(keys.type);
+  const std::uint64_t value_bytes = with_values ? device::size_of(values.type) : 0;
+  std::vector<device::DeviceBuffer> held;
+  held.push_back(scratch(n * key_bytes));
+  if (with_values) held.push_back(scratch(n * value_bytes));
+  const std::uint64_t bins = radix * tiles;
+  const std::uint64_t bin_tiles = (bins + tile() - 1) / tile();
+  held.push_back(scratch(bins * sizeof(std::uint32_t)));
+  held.push_back(scratch((bin_tiles + 1) * sizeof(std::uint32_t)));
+  const device::DeviceBuffer& hist = held[with_values ? 2 : 1];
+  const device::DeviceBuffer& hist_sums = held[with_values ? 3 : 2];
+  // Keys and values go back and forth between the caller's buffers and the scratch ones; the
+  // number of passes is even, so the last lands in the caller's.
+  const DeviceSpan scratch_keys = DeviceSpan{&held[0], keys.type, 0, n};
+  const DeviceSpan scratch_values =
+      with_values ? DeviceSpan{&held[1], values.type, 0, n} : DeviceSpan{};
+  const std::uint32_t passes = static_cast<std::uint32_t>(key_bytes * 8) / bits;
+  device::Queue& queue = device_.queue(device::QueueKind::compute);
+  const device::CompiledKernel& histogram = kernel(detail::radix_histogram_kernel(keys.type));
+  const device::CompiledKernel& scatter =
+      kernel(detail::radix_scatter_kernel(keys.type, with_values ? values.type : ElementType::u8));
+  const device::CompiledKernel& sum = kernel(detail::tile_sum_kernel(ElementType::u32));
+  const device::CompiledKernel& scanned = kernel(detail::tile_scan_kernel(ElementType::u32));
+  Event done;
+  for (std::uint32_t pass = 0; pass < passes; ++pass) {
+    const bool forth = pass % 2 == 0;
+    const DeviceSpan& from_keys = forth ? keys : scratch_keys;
+    const DeviceSpan& to_keys = forth ? scratch_keys : keys;
+    const std::uint32_t shift = pass * bits;
+    const KernelArgs head{KernelArg::value(n), KernelArg::value(tile()), KernelArg::value(shift),
+                          KernelArg::value(bits), KernelArg::value(tiles)};
+    KernelArgs counting = head;
+    counting.values.push_back(array_arg(from_keys));
+    counting.values.push_back(KernelArg::array<std::uint32_t>(hist));
+    queue.launch(histogram, tiles_geometry(tiles), counting,
+                 pass == 0 ? after : std::span<const Event>{});
+    // The digit-major histogram scanned: each tile's first place for each digit.
+    queue.launch(
+        sum, tiles_geometry(bin_tiles),
+        {KernelArg::value(bins), KernelArg::value(tile()), KernelArg::array<std::uint32_t>(hist),
+         KernelArg::array<std::uint32_t>(hist_sums)});
+    scan_sums(hist_sums, ElementType::u32, bin_tiles);
+    queue.launch(
+        scanned, tiles_geometry(bin_tiles),
+        {KernelArg::value(bins), KernelArg::value(tile()), KernelArg::value(std::uint32_t{0}),
+         KernelArg::array<std::uint32_t>(hist), KernelArg::array<std::uint32_t>(hist_sums),
+         KernelArg::array<std::uint32_t>(hist)});
+    KernelArgs moving = head;
+    moving.values.push_back(array_arg(from_keys));
+    moving.values.push_back(KernelArg::array<std::uint32_t>(hist));
+    moving.values.push_back(array_arg(to_keys));
+    if (with_values) {
+      moving.values.push_back(array_arg(forth ? values : scratch_values));
+      moving.values.push_back(array_arg(forth ? scratch_values : values));
+    }
+    done = queue.launch(scatter, tiles_geometry(tiles), moving);
+  }
+  retire(done, std::move(held));
+  return done;
+}
+
+}  // namespace strata::primitives

@@ -1,0 +1,505 @@
+#include "primitive_kernels.hpp"
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <initializer_list>
+#include <utility>
+
+#include "strata/base/error.hpp"
+#include "strata/device/device.hpp"
+
+namespace strata::primitives::detail {
+namespace {
+
+using device::CpuBlock;
+using device::ElementType;
+using device::KernelDefinition;
+using device::ParamAccess;
+
+// Both languages, one text: the types, address spaces and barriers by name.
+constexpr const char* prelude = R"(
+#ifdef __OPENCL_VERSION__
+#ifdef cl_khr_fp64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+typedef double f64;
+#endif
+typedef uchar u8; typedef ushort u16; typedef uint u32; typedef ulong u64;
+typedef int i32; typedef long i64; typedef float f32;
+#define GLOBAL __global
+#define SHARED __local
+#define LID ((u32)get_local_id(0))
+#define GROUP ((u64)get_group_id(0))
+#define SYNC() barrier(CLK_LOCAL_MEM_FENCE)
+#define LOCAL_INC(p) atomic_inc(p)
+#else
+typedef unsigned char u8; typedef unsigned short u16; typedef unsigned int u32;
+typedef unsigned long long u64; typedef int i32; typedef long long i64; typedef float f32;
+typedef double f64;
+#define GLOBAL
+#define SHARED __shared__
+#define LID ((u32)threadIdx.x)
+#define GROUP ((u64)blockIdx.x)
+#define SYNC() __syncthreads()
+#define LOCAL_INC(p) atomicAdd((p), 1u)
+#endif
+#define W 256
+// Inclusive scan of s[0..W) in place by the W threads of the group.
+#define GROUP_SCAN(T, s)                                   \
+  for (u32 strata_step = 1; strata_step < W; strata_step <<= 1) {               \
+    const T strata_prior = LID >= strata_step ? s[LID - strata_step] : (T)0; \
+    SYNC();                                                \
+    s[LID] += strata_prior;                                \
+    SYNC();                                                \
+  }
+)";
+
+const char* short_name(ElementType type) {
+  switch (type) {
+    case ElementType::u8:
+      return "u8";
+    case ElementType::u16:
+      return "u16";
+    case ElementType::i32:
+      return "i32";
+    case ElementType::u32:
+      return "u32";
+    case ElementType::i64:
+      return "i64";
+    case ElementType::u64:
+      return "u64";
+    case ElementType::f32:
+      return "f32";
+    case ElementType::f64:
+      return "f64";
+    default:
+      throw Error(fmt::format("device primitives: no kernels for elements of type {}",
+                              device::to_string(type)));
+  }
+}
+
+ElementType unsigned_of_size(std::uint32_t bytes) {
+  switch (bytes) {
+    case 1:
+      return ElementType::u8;
+    case 2:
+      return ElementType::u16;
+    case 4:
+      return ElementType::u32;
+    case 8:
+      return ElementType::u64;
+    default:
+      throw Error(fmt::format("device primitives: elements of {} bytes", bytes));
+  }
+}
+
+// The source for both backends: @ENTRY@ becomes each one's entry-point declaration.
+std::string with(std::string text,
+                 std::initializer_list<std::pair<const char*, std::string>> replacements) {
+  for (const auto& [from, to] : replacements) {
+    const std::string key = from;
+    for (auto at = text.find(key); at != std::string::npos; at = text.find(key, at + to.size()))
+      text.replace(at, key.size(), to);
+  }
+  return text;
+}
+
+KernelDefinition& sources(KernelDefinition& kernel, const std::string& body) {
+  kernel.opencl(std::string(prelude) + with(body, {{"@ENTRY@", "__kernel void " + kernel.name()}}));
+  kernel.cuda(std::string(prelude) +
+              with(body, {{"@ENTRY@", "extern \"C\" __global__ void " + kernel.name()}}));
+  return kernel;
+}
+
+// One tile of the CPU launch: [first, last) of n.
+struct Tile {
+  std::uint64_t first;
+  std::uint64_t last;
+};
+Tile tile_of(const CpuBlock& block, std::uint64_t n, std::uint64_t tile) {
+  const std::uint64_t first = block.begin.x * tile;
+  return Tile{first < n ? first : n, first + tile < n ? first + tile : n};
+}
+
+template <typename T>
+void cpu_tile_sum(const CpuBlock& block) {
+  const auto n = block.scalar<std::uint64_t>(0);
+  const Tile t = tile_of(block, n, block.scalar<std::uint64_t>(1));
+  const T* in = block.array<T>(2);
+  T sum = 0;
+  for (std::uint64_t i = t.first; i < t.last; ++i)
+    sum += in[i];
+  block.array<T>(3)[block.begin.x] = sum;
+}
+
+template <typename T>
+void cpu_scan_sums(const CpuBlock& block) {
+  const auto count = block.scalar<std::uint64_t>(0);
+  T* sums = block.array<T>(1);
+  T carry = 0;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    const T value = sums[i];
+    sums[i] = carry;
+    carry += value;
+  }
+  sums[count] = carry;
+}
+
+template <typename T>
+void cpu_tile_scan(const CpuBlock& block) {
+  const auto n = block.scalar<std::uint64_t>(0);
+  const Tile t = tile_of(block, n, block.scalar<std::uint64_t>(1));
+  const bool inclusive = block.scalar<std::uint32_t>(2) != 0;
+  const T* in = block.array<T>(3);
+  T carry = block.array<T>(4)[block.begin.x];
+  T* out = block.array<T>(5);
+  if (inclusive) {
+    for (std::uint64_t i = t.first; i < t.last; ++i) {
+      carry += in[i];
+      out[i] = carry;
+    }
+  } else {
+    for (std::uint64_t i = t.first; i < t.last; ++i) {
+      const T value = in[i];
+      out[i] = carry;
+      carry += value;
+    }
+  }
+}
+
+template <typename K>
+void cpu_radix_histogram(const CpuBlock& block) {
+  const auto n = block.scalar<std::uint64_t>(0);
+  const Tile t = tile_of(block, n, block.scalar<std::uint64_t>(1));
+  const auto shift = block.scalar<std::uint32_t>(2);
+  const auto bits = block.scalar<std::uint32_t>(3);
+  const auto tiles = block.scalar<std::uint64_t>(4);
+  const K* keys = block.array<K>(5);
+  std::uint32_t* hist = block.array<std::uint32_t>(6);
+  const std::uint32_t radix = 1u << bits;
+  const K mask = static_cast<K>(radix - 1);
+  std::uint32_t counts[1u << cpu_radix_bits] = {};
+  for (std::uint64_t i = t.first; i < t.last; ++i)
+    ++counts[(keys[i] >> shift) & mask];
+  for (std::uint32_t d = 0; d < radix; ++d)
+    hist[d * tiles + block.begin.x] = counts[d];
+}
+
+template <typename K, typename V, bool with_values>
+void cpu_radix_scatter(const CpuBlock& block) {
+  const auto n = block.scalar<std::uint64_t>(0);
+  const Tile t = tile_of(block, n, block.scalar<std::uint64_t>(1));
+  const auto shift = block.scalar<std::uint32_t>(2);
+  const auto bits = block.scalar<std::uint32_t>(3);
+  const auto tiles = block.scalar<std::uint64_t>(4);
+  const K* keys_in = block.array<K>(5);
+  const std::uint32_t* offsets = block.array<std::uint32_t>(6);
+  K* keys_out = block.array<K>(7);
+  const std::uint32_t radix = 1u << bits;
+  const K mask = static_cast<K>(radix - 1);
+  std::uint32_t next[1u << cpu_radix_bits];
+  for (std::uint32_t d = 0; d < radix; ++d)
+    next[d] = offsets[d * tiles + block.begin.x];
+  if constexpr (with_values) {
+    const V* values_in = block.array<V>(8);
+    V* values_out = block.array<V>(9);
+    for (std::uint64_t i = t.first; i < t.last; ++i) {
+      const K key = keys_in[i];
+      const std::uint32_t at = next[(key >> shift) & mask]++;
+      keys_out[at] = key;
+      values_out[at] = values_in[i];
+    }
+  } else {
+    for (std::uint64_t i = t.first; i < t.last; ++i) {
+      const K key = keys_in[i];
+      keys_out[next[(key >> shift) & mask]++] = key;
+    }
+  }
+}
+
+template <typename T>
+void cpu_compact(const CpuBlock& block) {
+  const auto n = block.scalar<std::uint64_t>(0);
+  const Tile t = tile_of(block, n, block.scalar<std::uint64_t>(1));
+  const T* in = block.array<T>(2);
+  const std::uint8_t* flags = block.array<std::uint8_t>(3);
+  std::uint64_t at = block.array<std::uint64_t>(4)[block.begin.x];
+  T* out = block.array<T>(5);
+  for (std::uint64_t i = t.first; i < t.last; ++i)
+    if (flags[i] != 0) out[at++] = in[i];
+}
+
+void cpu_count_flags(const CpuBlock& block) {
+  const auto n = block.scalar<std::uint64_t>(0);
+  const Tile t = tile_of(block, n, block.scalar<std::uint64_t>(1));
+  const std::uint8_t* flags = block.array<std::uint8_t>(2);
+  std::uint64_t count = 0;
+  for (std::uint64_t i = t.first; i < t.last; ++i)
+    count += flags[i] != 0 ? 1 : 0;
+  block.array<std::uint64_t>(3)[block.begin.x] = count;
+}
+
+template <typename F>
+decltype(auto) by_type(ElementType type, F&& f) {
+  switch (type) {
+    case ElementType::u8:
+      return f(std::uint8_t{});
+    case ElementType::u16:
+      return f(std::uint16_t{});
+    case ElementType::i32:
+      return f(std::int32_t{});
+    case ElementType::u32:
+      return f(std::uint32_t{});
+    case ElementType::i64:
+      return f(std::int64_t{});
+    case ElementType::u64:
+      return f(std::uint64_t{});
+    case ElementType::f32:
+      return f(float{});
+    case ElementType::f64:
+      return f(double{});
+    default:
+      throw Error(fmt::format("device primitives: no kernels for elements of type {}",
+                              device::to_string(type)));
+  }
+}
+
+}  // namespace
+
+std::string kernel_name(const std::string& operation, ElementType type) {
+  return fmt::format("strata_{}_{}", operation, short_name(type));
+}
+
+KernelDefinition tile_sum_kernel(ElementType type) {
+  KernelDefinition kernel(kernel_name("tile_sum", type));
+  kernel.scalar<std::uint64_t>("n").scalar<std::uint64_t>("tile");
+  kernel.array("in", type, ParamAccess::read).array("sums", type, ParamAccess::write);
+  by_type(type, [&](auto t) { kernel.cpu(&cpu_tile_sum<decltype(t)>); });
+  return sources(kernel, with(R"(
+@ENTRY@(u64 n, u64 tile, GLOBAL const @T@* in, GLOBAL @T@* sums) {
+  SHARED @T@ s[W];
+  const u64 first = GROUP * tile;
+  const u64 last = first + tile < n ? first + tile : n;
+  @T@ sum = 0;
+  for (u64 i = first + LID; i < last; i += W) sum += in[i];
+  s[LID] = sum;
+  SYNC();
+  for (u32 width = W / 2; width > 0; width >>= 1) {
+    if (LID < width) s[LID] += s[LID + width];
+    SYNC();
+  }
+  if (LID == 0) sums[GROUP] = s[0];
+}
+)",
+                              {{"@T@", short_name(type)}}));
+}
+
+KernelDefinition scan_sums_kernel(ElementType type) {
+  KernelDefinition kernel(kernel_name("scan_sums", type));
+  kernel.scalar<std::uint64_t>("count").array("sums", type, ParamAccess::read_write);
+  by_type(type, [&](auto t) { kernel.cpu(&cpu_scan_sums<decltype(t)>); });
+  return sources(kernel, with(R"(
+@ENTRY@(u64 count, GLOBAL @T@* sums) {
+  SHARED @T@ s[W];
+  @T@ carry = 0;
+  for (u64 base = 0; base < count; base += W) {
+    const u64 i = base + LID;
+    s[LID] = i < count ? sums[i] : (@T@)0;
+    SYNC();
+    GROUP_SCAN(@T@, s)
+    if (i < count) sums[i] = carry + (LID > 0 ? s[LID - 1] : (@T@)0);
+    carry += s[W - 1];
+    SYNC();
+  }
+  if (LID == 0) sums[count] = carry;
+}
+)",
+                              {{"@T@", short_name(type)}}));
+}
+
+KernelDefinition tile_scan_kernel(ElementType type) {
+  KernelDefinition kernel(kernel_name("tile_scan", type));
+  kernel.scalar<std::uint64_t>("n").scalar<std::uint64_t>("tile").scalar<std::uint32_t>(
+      "inclusive");
+  kernel.array("in", type, ParamAccess::read)
+      .array("offsets", type, ParamAccess::read)
+      .array("out", type, ParamAccess::write);
+  by_type(type, [&](auto t) { kernel.cpu(&cpu_tile_scan<decltype(t)>); });
+  return sources(kernel, with(R"(
+@ENTRY@(u64 n, u64 tile, u32 inclusive, GLOBAL const @T@* in, GLOBAL const @T@* offsets,
+        GLOBAL @T@* out) {
+  SHARED @T@ s[W];
+  const u64 first = GROUP * tile;
+  const u64 last = first + tile < n ? first + tile : n;
+  @T@ carry = offsets[GROUP];
+  for (u64 base = first; base < last; base += W) {
+    const u64 i = base + LID;
+    s[LID] = i < last ? in[i] : (@T@)0;
+    SYNC();
+    GROUP_SCAN(@T@, s)
+    if (i < last) out[i] = carry + (inclusive ? s[LID] : (LID > 0 ? s[LID - 1] : (@T@)0));
+    carry += s[W - 1];
+    SYNC();
+  }
+}
+)",
+                              {{"@T@", short_name(type)}}));
+}
+
+KernelDefinition count_flags_kernel() {
+  KernelDefinition kernel("strata_count_flags");
+  kernel.scalar<std::uint64_t>("n").scalar<std::uint64_t>("tile");
+  kernel.array<std::uint8_t>("flags", ParamAccess::read)
+      .array<std::uint64_t>("counts", ParamAccess::write);
+  kernel.cpu(&cpu_count_flags);
+  return sources(kernel, R"(
+@ENTRY@(u64 n, u64 tile, GLOBAL const u8* flags, GLOBAL u64* counts) {
+  SHARED u64 s[W];
+  const u64 first = GROUP * tile;
+  const u64 last = first + tile < n ? first + tile : n;
+  u64 count = 0;
+  for (u64 i = first + LID; i < last; i += W) count += flags[i] != 0 ? 1 : 0;
+  s[LID] = count;
+  SYNC();
+  for (u32 width = W / 2; width > 0; width >>= 1) {
+    if (LID < width) s[LID] += s[LID + width];
+    SYNC();
+  }
+  if (LID == 0) counts[GROUP] = s[0];
+}
+)");
+}
+
+KernelDefinition compact_kernel(std::uint32_t element_bytes) {
+  const ElementType type = unsigned_of_size(element_bytes);
+  KernelDefinition kernel(kernel_name("compact", type));
+  kernel.scalar<std::uint64_t>("n").scalar<std::uint64_t>("tile");
+  kernel.array("in", type, ParamAccess::read)
+      .array<std::uint8_t>("flags", ParamAccess::read)
+      .array<std::uint64_t>("offsets", ParamAccess::read)
+      .array("out", type, ParamAccess::write);
+  by_type(type, [&](auto t) { kernel.cpu(&cpu_compact<decltype(t)>); });
+  return sources(kernel, with(R"(
+@ENTRY@(u64 n, u64 tile, GLOBAL const @T@* in, GLOBAL const u8* flags, GLOBAL const u64* offsets,
+        GLOBAL @T@* out) {
+  SHARED u32 s[W];
+  const u64 first = GROUP * tile;
+  const u64 last = first + tile < n ? first + tile : n;
+  u64 at = offsets[GROUP];
+  for (u64 base = first; base < last; base += W) {
+    const u64 i = base + LID;
+    const u32 keep = i < last && flags[i] != 0 ? 1u : 0u;
+    s[LID] = keep;
+    SYNC();
+    GROUP_SCAN(u32, s)
+    if (keep) out[at + s[LID] - 1] = in[i];
+    at += s[W - 1];
+    SYNC();
+  }
+}
+)",
+                              {{"@T@", short_name(type)}}));
+}
+
+KernelDefinition radix_histogram_kernel(ElementType key) {
+  KernelDefinition kernel(kernel_name("radix_histogram", key));
+  kernel.scalar<std::uint64_t>("n")
+      .scalar<std::uint64_t>("tile")
+      .scalar<std::uint32_t>("shift")
+      .scalar<std::uint32_t>("bits")
+      .scalar<std::uint64_t>("tiles");
+  kernel.array("keys", key, ParamAccess::read).array<std::uint32_t>("hist", ParamAccess::write);
+  by_type(key, [&](auto t) {
+    if constexpr (std::is_unsigned_v<decltype(t)>) kernel.cpu(&cpu_radix_histogram<decltype(t)>);
+  });
+  return sources(kernel, with(R"(
+@ENTRY@(u64 n, u64 tile, u32 shift, u32 bits, u64 tiles, GLOBAL const @K@* keys,
+        GLOBAL u32* hist) {
+  SHARED u32 counts[16];
+  const u32 radix = 1u << bits;
+  const u64 first = GROUP * tile;
+  const u64 last = first + tile < n ? first + tile : n;
+  if (LID < radix) counts[LID] = 0;
+  SYNC();
+  for (u64 i = first + LID; i < last; i += W)
+    LOCAL_INC(&counts[(u32)(keys[i] >> shift) & (radix - 1)]);
+  SYNC();
+  if (LID < radix) hist[LID * tiles + GROUP] = counts[LID];
+}
+)",
+                              {{"@K@", short_name(key)}}));
+}
+
+KernelDefinition radix_scatter_kernel(ElementType key, ElementType value) {
+  const bool values = value != ElementType::u8;
+  KernelDefinition kernel(values ? kernel_name("radix_scatter", key) + "_" + short_name(value)
+                                 : kernel_name("radix_scatter", key));
+  kernel.scalar<std::uint64_t>("n")
+      .scalar<std::uint64_t>("tile")
+      .scalar<std::uint32_t>("shift")
+      .scalar<std::uint32_t>("bits")
+      .scalar<std::uint64_t>("tiles");
+  kernel.array("keys_in", key, ParamAccess::read)
+      .array<std::uint32_t>("offsets", ParamAccess::read)
+      .array("keys_out", key, ParamAccess::write);
+  if (values) {
+    kernel.array("values_in", value, ParamAccess::read)
+        .array("values_out", value, ParamAccess::write);
+  }
+  by_type(key, [&](auto k) {
+    using K = decltype(k);
+    if constexpr (std::is_unsigned_v<K>) {
+      if (!values) {
+        kernel.cpu(&cpu_radix_scatter<K, K, false>);
+        return;
+      }
+      by_type(value, [&](auto v) { kernel.cpu(&cpu_radix_scatter<K, decltype(v), true>); });
+    }
+  });
+  return sources(
+      kernel,
+      with(R"(
+@ENTRY@(u64 n, u64 tile, u32 shift, u32 bits, u64 tiles, GLOBAL const @K@* keys_in,
+        GLOBAL const u32* offsets, GLOBAL @K@* keys_out@VALUE_PARAMS@) {
+  SHARED u32 next[16];
+  SHARED u32 s[W];
+  const u32 radix = 1u << bits;
+  const u64 first = GROUP * tile;
+  const u64 last = first + tile < n ? first + tile : n;
+  if (LID < radix) next[LID] = offsets[LID * tiles + GROUP];
+  SYNC();
+  for (u64 base = first; base < last; base += W) {
+    const u64 i = base + LID;
+    const @K@ key = i < last ? keys_in[i] : (@K@)0;
+    @VALUE_LOAD@
+    const u32 digit = i < last ? (u32)(key >> shift) & (radix - 1) : radix;
+    // The digits in turn: a key's place is its digit's next free one plus the keys of that
+    // digit before it in this step (a scan of the flags), so the order of equal digits holds.
+    for (u32 d = 0; d < radix; ++d) {
+      s[LID] = digit == d ? 1u : 0u;
+      SYNC();
+      GROUP_SCAN(u32, s)
+      if (digit == d) {
+        const u32 at = next[d] + s[LID] - 1;
+        keys_out[at] = key;
+        @VALUE_STORE@
+      }
+      SYNC();
+      if (LID == 0) next[d] += s[W - 1];
+      SYNC();
+    }
+  }
+}
+)",
+           {{"@VALUE_PARAMS@", values ? std::string(",\n        GLOBAL const @V@* values_in, "
+                                                    "GLOBAL @V@* values_out")
+                                      : std::string()},
+            {"@VALUE_LOAD@", values ? std::string("const @V@ value = i < last ? values_in[i] "
+                                                  ": (@V@)0;")
+                                    : std::string()},
+            {"@VALUE_STORE@", values ? std::string("values_out[at] = value;") : std::string()},
+            {"@K@", short_name(key)},
+            {"@V@", values ? short_name(value) : "u8"}}));
+}
+
+}  // namespace strata::primitives::detail

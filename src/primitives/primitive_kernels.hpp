@@ -1,0 +1,36 @@
+#pragma once
+// The kernels behind DevicePrimitives, one definition per element type, each with a C++ body
+// (the CPU device calls it once per tile: launched with one thread per tile) and OpenCL C and
+// CUDA sources made from one text (a work-group of group_threads per tile).
+
+#include <cstdint>
+#include <string>
+
+#include "strata/device/kernel.hpp"
+
+namespace strata::primitives::detail {
+
+inline constexpr std::uint32_t group_threads = 256;    // OpenCL and CUDA work-group size
+inline constexpr std::uint32_t device_radix_bits = 4;  // digit width on OpenCL and CUDA
+inline constexpr std::uint32_t cpu_radix_bits = 8;     // on the CPU device
+
+// The name of the kernel `operation` for element type `type` (and value type `values`).
+std::string kernel_name(const std::string& operation, device::ElementType type);
+
+// sums[t] = the sum of tile t of in (n elements, tiles of `tile`).
+device::KernelDefinition tile_sum_kernel(device::ElementType type);
+// sums[0..count) scanned in place (exclusive), their total written to sums[count]: one tile.
+device::KernelDefinition scan_sums_kernel(device::ElementType type);
+// out = the scan of in, tile t starting from offsets[t]; inclusive != 0 for an inclusive scan.
+device::KernelDefinition tile_scan_kernel(device::ElementType type);
+// counts[t] = the flags set in tile t (u64 counts).
+device::KernelDefinition count_flags_kernel();
+// The kept elements of tile t written from offsets[t] on (elements of 1, 2, 4 or 8 bytes).
+device::KernelDefinition compact_kernel(std::uint32_t element_bytes);
+// hist[d * tiles + t] = the keys of tile t whose digit (key >> shift) & (2^bits - 1) is d.
+device::KernelDefinition radix_histogram_kernel(device::ElementType key);
+// Each key (and value) of tile t moved to offsets[d * tiles + t] plus its rank among the tile's
+// keys of digit d (stable). `value` u8 means no values.
+device::KernelDefinition radix_scatter_kernel(device::ElementType key, device::ElementType value);
+
+}  // namespace strata::primitives::detail

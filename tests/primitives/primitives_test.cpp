@@ -1,0 +1,314 @@
+// The device primitives on every device this machine has (the CPU device always, OpenCL on PoCL,
+// CUDA where a GPU is): the same test bodies for each, against sequential references — sizes 0,
+// 1, primes and tiles' edges, all keys equal, all distinct, few distinct, stability of equal
+// keys, and 10^8 keys on the CPU device.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "strata/base/error.hpp"
+#include "strata/device/backends.hpp"
+#include "strata/primitives/device_primitives.hpp"
+
+namespace strata::primitives {
+namespace {
+
+using device::Device;
+using device::DeviceBuffer;
+using device::Event;
+using device::QueueKind;
+
+device::DeviceSet& devices() {
+  static device::DeviceSet set = [] {
+    Config config;
+    config.section<device::DeviceSettings>().kernel_cache_dir = "off";
+    return device::discover_devices(config);
+  }();
+  return set;
+}
+
+template <typename T>
+DeviceBuffer upload(Device& device, const std::vector<T>& values) {
+  DeviceBuffer buffer = device.allocate(std::max<std::size_t>(values.size(), 1) * sizeof(T));
+  if (!values.empty()) {
+    device.queue(QueueKind::host_to_device)
+        .copy_to_device(buffer, 0, values.data(), values.size() * sizeof(T))
+        .wait();
+  }
+  return buffer;
+}
+
+template <typename T>
+std::vector<T> download(Device& device, const DeviceBuffer& buffer, std::size_t count,
+                        const Event& after) {
+  if (after) after.wait();
+  std::vector<T> values(count);
+  if (count > 0) {
+    device.queue(QueueKind::device_to_host)
+        .copy_to_host(values.data(), buffer, 0, count * sizeof(T))
+        .wait();
+  }
+  return values;
+}
+
+template <typename T>
+std::vector<T> random_values(std::size_t count, std::uint64_t range, unsigned seed) {
+  std::mt19937_64 engine(seed);
+  std::vector<T> out(count);
+  for (auto& v : out)
+    v = static_cast<T>(engine() % range);
+  return out;
+}
+
+// Sizes at the edges of a tile on either backend (4,096 and 65,536 elements) and primes.
+const std::vector<std::size_t> sizes{0, 1, 2, 7, 255, 4096, 4099, 65536, 65537, 300'007};
+
+class Primitives : public ::testing::TestWithParam<std::size_t> {
+ protected:
+  Device& device() { return *devices().devices.at(GetParam()); }
+};
+
+template <typename T>
+void check_scan(Device& device, DevicePrimitives& primitives, std::size_t n, bool inclusive,
+                bool in_place) {
+  SCOPED_TRACE(std::to_string(n) + (inclusive ? " inclusive" : " exclusive") +
+               (in_place ? " in place" : ""));
+  const std::vector<T> in = random_values<T>(n, 1000, static_cast<unsigned>(n + 3));
+  DeviceBuffer din = upload(device, in);
+  DeviceBuffer dout = device.allocate(std::max<std::size_t>(n, 1) * sizeof(T));
+  const DeviceBuffer& target = in_place ? din : dout;
+  const DeviceSpan from = span_of<T>(din, n);
+  const DeviceSpan to = span_of<T>(target, n);
+  const Event done =
+      inclusive ? primitives.inclusive_scan(from, to) : primitives.exclusive_scan(from, to);
+  const std::vector<T> got = download<T>(device, target, n, done);
+  T sum = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!inclusive) {
+      ASSERT_EQ(got[i], sum) << "element " << i;
+    }
+    sum += in[i];
+    if (inclusive) {
+      ASSERT_EQ(got[i], sum) << "element " << i;
+    }
+  }
+}
+
+TEST_P(Primitives, ScansEqualASequentialSum) {
+  DevicePrimitives primitives(device());
+  for (std::size_t n : sizes) {
+    check_scan<std::uint32_t>(device(), primitives, n, false, false);
+    check_scan<std::int64_t>(device(), primitives, n, true, false);
+    check_scan<std::uint64_t>(device(), primitives, n, false, true);
+    check_scan<std::int32_t>(device(), primitives, n, true, true);
+    // Integers in floats below 2^24 (doubles 2^53) add exactly in any order.
+    check_scan<float>(device(), primitives, std::min<std::size_t>(n, 4099), true, false);
+    check_scan<double>(device(), primitives, n, false, false);
+  }
+}
+
+TEST_P(Primitives, UnsignedScansWrapAround) {
+  DevicePrimitives primitives(device());
+  const std::vector<std::uint32_t> in(70'001, 0xffff'ffffu);
+  DeviceBuffer din = upload(device(), in);
+  const Event done = primitives.inclusive_scan(span_of<std::uint32_t>(din, in.size()),
+                                               span_of<std::uint32_t>(din, in.size()));
+  const auto got = download<std::uint32_t>(device(), din, in.size(), done);
+  for (std::size_t i = 0; i < in.size(); ++i)
+    ASSERT_EQ(got[i], static_cast<std::uint32_t>(0u - static_cast<std::uint32_t>(i + 1)));
+}
+
+template <typename T>
+void check_compact(Device& device, DevicePrimitives& primitives, std::size_t n, int percent) {
+  SCOPED_TRACE(std::to_string(n) + " elements, " + std::to_string(percent) + "% kept, " +
+               std::to_string(sizeof(T)) + " bytes each");
+  const std::vector<T> in = random_values<T>(n, 250, static_cast<unsigned>(n));
+  std::vector<std::uint8_t> flags(n);
+  std::mt19937 engine(static_cast<unsigned>(n * 7 + static_cast<unsigned>(percent)));
+  for (auto& flag : flags)
+    flag = static_cast<int>(engine() % 100) < percent
+               ? static_cast<std::uint8_t>(1 + engine() % 200)
+               : 0;
+  std::vector<T> expected;
+  for (std::size_t i = 0; i < n; ++i)
+    if (flags[i] != 0) expected.push_back(in[i]);
+  DeviceBuffer din = upload(device, in);
+  DeviceBuffer dflags = upload(device, flags);
+  DeviceBuffer dout = device.allocate(std::max<std::size_t>(n, 1) * sizeof(T));
+  DeviceBuffer dkept = upload(device, std::vector<std::uint64_t>{12345});
+  const Event done = primitives.compact(span_of<T>(din, n), span_of<std::uint8_t>(dflags, n),
+                                        span_of<T>(dout, n), span_of<std::uint64_t>(dkept, 1));
+  const auto kept = download<std::uint64_t>(device, dkept, 1, done);
+  ASSERT_EQ(kept[0], expected.size());
+  EXPECT_EQ(download<T>(device, dout, expected.size(), {}), expected);
+}
+
+TEST_P(Primitives, CompactionKeepsFlaggedElementsInOrder) {
+  DevicePrimitives primitives(device());
+  for (std::size_t n : sizes) {
+    for (int percent : {0, 30, 100}) {
+      check_compact<std::uint32_t>(device(), primitives, n, percent);
+      check_compact<std::uint8_t>(device(), primitives, n, percent);
+    }
+    check_compact<double>(device(), primitives, n, 50);
+    check_compact<std::uint16_t>(device(), primitives, n, 50);
+  }
+}
+
+// Sorts `keys` with their indexes as values: the keys come out as std::stable_sort has them, and
+// equal keys keep their order (their indexes ascend).
+template <typename K, typename V>
+void check_sort(Device& device, DevicePrimitives& primitives, const std::vector<K>& keys,
+                const std::string& what) {
+  SCOPED_TRACE(what + ", " + std::to_string(keys.size()) + " keys of " + std::to_string(sizeof(K)) +
+               " bytes, values of " + std::to_string(sizeof(V)));
+  const std::size_t n = keys.size();
+  std::vector<V> values(n);
+  std::iota(values.begin(), values.end(), V{0});
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return keys[a] < keys[b]; });
+  DeviceBuffer dkeys = upload(device, keys);
+  DeviceBuffer dvalues = upload(device, values);
+  const Event done = primitives.radix_sort(span_of<K>(dkeys, n), span_of<V>(dvalues, n));
+  const auto sorted_keys = download<K>(device, dkeys, n, done);
+  const auto sorted_values = download<V>(device, dvalues, n, {});
+  for (std::size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(sorted_keys[i], keys[order[i]]) << "position " << i;
+    ASSERT_EQ(sorted_values[i], static_cast<V>(order[i])) << "position " << i;
+  }
+}
+
+TEST_P(Primitives, RadixSortIsAStableSort) {
+  DevicePrimitives primitives(device());
+  for (std::size_t n : sizes) {
+    check_sort<std::uint32_t, std::uint32_t>(
+        device(), primitives, random_values<std::uint32_t>(n, 1ull << 32, 1), "random");
+    check_sort<std::uint64_t, std::uint32_t>(device(), primitives,
+                                             random_values<std::uint64_t>(n, ~0ull, 2), "random");
+    check_sort<std::uint32_t, std::uint64_t>(
+        device(), primitives, std::vector<std::uint32_t>(n, 0xdeadbeefu), "all equal");
+    check_sort<std::uint64_t, std::uint64_t>(device(), primitives,
+                                             random_values<std::uint64_t>(n, 5, 3), "5 distinct");
+    std::vector<std::uint32_t> distinct(n);
+    std::iota(distinct.begin(), distinct.end(), 0u);
+    std::shuffle(distinct.begin(), distinct.end(), std::mt19937(4));
+    check_sort<std::uint32_t, std::uint32_t>(device(), primitives, distinct, "all distinct");
+    // Keys that differ in their highest digit only (the last pass decides).
+    std::vector<std::uint64_t> high(n);
+    for (std::size_t i = 0; i < n; ++i)
+      high[i] = (static_cast<std::uint64_t>((i * 2654435761u) % 16) << 60) | 0x0123456789abcdefull;
+    check_sort<std::uint64_t, std::uint32_t>(device(), primitives, high, "high digits");
+  }
+}
+
+TEST_P(Primitives, RadixSortOfKeysAlone) {
+  DevicePrimitives primitives(device());
+  std::vector<std::uint64_t> keys = random_values<std::uint64_t>(100'003, ~0ull, 9);
+  DeviceBuffer dkeys = upload(device(), keys);
+  const Event done = primitives.radix_sort(span_of<std::uint64_t>(dkeys, keys.size()), {});
+  std::sort(keys.begin(), keys.end());
+  EXPECT_EQ(download<std::uint64_t>(device(), dkeys, keys.size(), done), keys);
+}
+
+TEST_P(Primitives, SpansAtAnOffsetLeaveTheRestAlone) {
+  DevicePrimitives primitives(device());
+  std::vector<std::uint32_t> keys = random_values<std::uint32_t>(10'000, 1000, 5);
+  DeviceBuffer dkeys = upload(device(), keys);
+  const Event done =
+      primitives.radix_sort(DeviceSpan{&dkeys, device::ElementType::u32, 100, 5000}, {});
+  std::sort(keys.begin() + 100, keys.begin() + 5100);
+  EXPECT_EQ(download<std::uint32_t>(device(), dkeys, keys.size(), done), keys);
+}
+
+TEST_P(Primitives, BadSpansAreErrorsNamingTheOperation) {
+  DevicePrimitives primitives(device());
+  DeviceBuffer small = device().allocate(64);
+  const auto message = [](const auto& call) -> std::string {
+    try {
+      call();
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  EXPECT_NE(message([&] {
+              primitives.exclusive_scan(span_of<std::uint32_t>(small, 100),
+                                        span_of<std::uint32_t>(small, 100));
+            }).find("exclusive_scan: the input (100 elements of u32"),
+            std::string::npos);
+  EXPECT_NE(message([&] {
+              primitives.radix_sort(span_of<float>(small, 4), {});
+            }).find("radix_sort: sorts u32 or u64 keys (f32 given)"),
+            std::string::npos);
+  EXPECT_NE(message([&] {
+              primitives.compact(span_of<std::uint32_t>(small, 4), span_of<std::uint32_t>(small, 4),
+                                 span_of<std::uint32_t>(small, 4),
+                                 span_of<std::uint64_t>(small, 1));
+            }).find("compact: takes as many u8 flags"),
+            std::string::npos);
+}
+
+// 10^8 keys on the CPU device (the accelerators' run in bench/primitives): sorted, and the same
+// multiset (sum and xor of the keys), scanned exactly.
+TEST_P(Primitives, AHundredMillionKeysOnTheCpuDevice) {
+  if (device().info().backend != device::BackendKind::cpu) GTEST_SKIP() << "CPU device only";
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "10^8 keys take minutes under a sanitizer; the sizes above run there";
+#endif
+  constexpr std::size_t n = 100'000'000;
+  DevicePrimitives primitives(device());
+  std::vector<std::uint32_t> keys = random_values<std::uint32_t>(n, 1ull << 32, 11);
+  std::uint64_t sum = 0;
+  std::uint32_t xors = 0;
+  for (std::uint32_t key : keys) {
+    sum += key;
+    xors ^= key;
+  }
+  DeviceBuffer dkeys = upload(device(), keys);
+  Event done = primitives.radix_sort(span_of<std::uint32_t>(dkeys, n), {});
+  keys = download<std::uint32_t>(device(), dkeys, n, done);
+  std::uint64_t sorted_sum = 0;
+  std::uint32_t sorted_xors = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i > 0) {
+      ASSERT_LE(keys[i - 1], keys[i]) << "position " << i;
+    }
+    sorted_sum += keys[i];
+    sorted_xors ^= keys[i];
+  }
+  EXPECT_EQ(sorted_sum, sum);
+  EXPECT_EQ(sorted_xors, xors);
+  DeviceBuffer dsums = device().allocate(n * sizeof(std::uint64_t));
+  std::vector<std::uint64_t> wide(keys.begin(), keys.end());
+  keys = {};
+  DeviceBuffer dwide = upload(device(), wide);
+  done =
+      primitives.inclusive_scan(span_of<std::uint64_t>(dwide, n), span_of<std::uint64_t>(dsums, n));
+  const auto scanned = download<std::uint64_t>(device(), dsums, n, done);
+  std::uint64_t running = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    running += wide[i];
+    ASSERT_EQ(scanned[i], running) << "element " << i;
+  }
+}
+
+std::string device_name(const ::testing::TestParamInfo<std::size_t>& info) {
+  std::string name = devices().devices.at(info.param)->info().id;
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryDevice, Primitives,
+                         ::testing::Range<std::size_t>(0, devices().devices.size()), device_name);
+
+}  // namespace
+}  // namespace strata::primitives
