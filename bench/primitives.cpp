@@ -7,7 +7,7 @@
 // same keys; the scan against a sequential sum) after its last repetition.
 //
 // Usage: bench_primitives [--max-keys N] [--repetitions R] [--out PREFIX]
-//        (writes PREFIX.md and PREFIX.json)
+//        [--scan-only]   (writes PREFIX.md and PREFIX.json)
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -164,8 +164,15 @@ int main(int argc, char** argv) try {
   std::size_t max_keys = 100'000'000;
   int repetitions = 5;
   std::string out = "bench/results/primitives";
-  for (int i = 1; i + 1 < argc; i += 2) {
+  bool scan_only = false;
+  for (int i = 1; i < argc; i += 2) {
     const std::string flag = argv[i];
+    if (flag == "--scan-only") {
+      scan_only = true;
+      --i;
+      continue;
+    }
+    if (i + 1 >= argc) throw Error("option " + flag + " needs a value");
     if (flag == "--max-keys") {
       max_keys = std::stoull(argv[i + 1]);
     } else if (flag == "--repetitions") {
@@ -190,7 +197,7 @@ int main(int argc, char** argv) try {
   const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
   std::vector<Series> series;
   std::vector<std::size_t> sizes;
-  for (std::size_t n = 1'000'000; n <= max_keys; n *= 10)
+  for (std::size_t n = 1'000'000; n <= max_keys && !scan_only; n *= 10)
     sizes.push_back(n);
   for (std::size_t n : sizes) {
     const std::vector<std::uint32_t> keys = random_keys(n, static_cast<unsigned>(n));
@@ -213,7 +220,7 @@ int main(int argc, char** argv) try {
   }
   // Keys with values at 10^7: the CPU device's against oneTBB sorting pairs by key.
   const std::size_t pairs_n = std::min<std::size_t>(10'000'000, max_keys);
-  {
+  if (!scan_only) {
     const std::vector<std::uint32_t> keys = random_keys(pairs_n, 7);
     series.push_back({"CPU device radix sort, keys and values", "pairs", pairs_n,
                       device_sort(*cpu, keys, true, repetitions, true)});
@@ -307,9 +314,10 @@ int main(int argc, char** argv) try {
     md += "\n";
   }
 #if STRATA_BENCH_WITH_TBB
-  md += fmt::format("- {} keys with values: oneTBB pairs / radix sort **{:.2f}x**\n", pairs_n,
-                    median_of_series("oneTBB parallel_sort of (key, value) pairs", pairs_n) /
-                        median_of_series("CPU device radix sort, keys and values", pairs_n));
+  if (!scan_only)
+    md += fmt::format("- {} keys with values: oneTBB pairs / radix sort **{:.2f}x**\n", pairs_n,
+                      median_of_series("oneTBB parallel_sort of (key, value) pairs", pairs_n) /
+                          median_of_series("CPU device radix sort, keys and values", pairs_n));
 #endif
   const double scan = median_of_series("CPU device exclusive scan", scan_n);
   const double copy_one = median_of_series("memcpy, one thread", scan_n);

@@ -20,6 +20,9 @@ using device::KernelArgs;
 constexpr std::uint64_t cpu_tile = std::uint64_t{1} << 16;  // elements per CPU call
 // Elements per OpenCL or CUDA work-group: each thread takes 16.
 constexpr std::uint64_t device_tile = std::uint64_t{detail::group_threads} * 16;
+// Elements per tile of the CPU device's one-pass scan: a tile stays in cache between its sum
+// and its scan.
+constexpr std::uint64_t chained_tile = std::uint64_t{1} << 15;
 
 bool is_scannable(ElementType type) {
   switch (type) {
@@ -89,11 +92,14 @@ const device::CompiledKernel& DevicePrimitives::kernel(device::KernelDefinition 
   return *found->second;
 }
 
-device::DeviceBuffer DevicePrimitives::scratch(std::uint64_t bytes) {
-  return device_.allocate(std::max<std::uint64_t>(bytes, 8));
+device::DeviceBuffer& DevicePrimitives::scratch(Scratch& held, std::uint64_t bytes) {
+  // Each on its own: a queued kernel refers to its buffers by address until it ran.
+  held.push_back(
+      std::make_unique<device::DeviceBuffer>(device_.allocate(std::max<std::uint64_t>(bytes, 8))));
+  return *held.back();
 }
 
-void DevicePrimitives::retire(const Event& done, std::vector<device::DeviceBuffer> buffers) {
+void DevicePrimitives::retire(const Event& done, Scratch buffers) {
   std::erase_if(in_flight_, [](const auto& entry) { return entry.first.done(); });
   in_flight_.emplace_back(done, std::move(buffers));
 }
@@ -141,23 +147,40 @@ Event DevicePrimitives::scan(const DeviceSpan& in, const DeviceSpan& out, bool i
     wait_for(after);
     return {};
   }
+  Scratch held;
+  Event done = enqueue_scan(in, out, inclusive, after, held);
+  retire(done, std::move(held));
+  return done;
+}
+
+Event DevicePrimitives::enqueue_scan(const DeviceSpan& in, const DeviceSpan& out, bool inclusive,
+                                     std::span<const Event> after, Scratch& held) {
   const std::uint64_t n = in.count;
-  const std::uint64_t tiles = (n + tile() - 1) / tile();
-  device::DeviceBuffer sums = scratch((tiles + 1) * device::size_of(in.type));
+  const std::uint64_t element = device::size_of(in.type);
   device::Queue& queue = device_.queue(device::QueueKind::compute);
+  const KernelArg inclusive_arg = KernelArg::value(std::uint32_t{inclusive ? 1u : 0u});
+  if (cpu_) {
+    // One pass: each tile waits for the one before to publish its prefix (chained_scan_kernel).
+    const std::uint64_t tiles = (n + chained_tile - 1) / chained_tile;
+    device::DeviceBuffer& prefixes = scratch(held, tiles * element);
+    device::DeviceBuffer& ready = scratch(held, tiles * sizeof(std::uint32_t));
+    const std::uint32_t zero = 0;
+    queue.fill(ready, 0, std::as_bytes(std::span(&zero, 1)), tiles * sizeof(std::uint32_t), after);
+    return queue.launch(kernel(detail::chained_scan_kernel(in.type)), tiles_geometry(tiles),
+                        {KernelArg::value(n), KernelArg::value(chained_tile), inclusive_arg,
+                         array_arg(in), KernelArg::array_of(prefixes, in.type),
+                         KernelArg::array<std::uint32_t>(ready), array_arg(out)});
+  }
+  const std::uint64_t tiles = (n + tile() - 1) / tile();
+  device::DeviceBuffer& sums = scratch(held, (tiles + 1) * element);
   queue.launch(kernel(detail::tile_sum_kernel(in.type)), tiles_geometry(tiles),
                {KernelArg::value(n), KernelArg::value(tile()), array_arg(in),
                 KernelArg::array_of(sums, in.type)},
                after);
   scan_sums(sums, in.type, tiles);
-  Event done = queue.launch(kernel(detail::tile_scan_kernel(in.type)), tiles_geometry(tiles),
-                            {KernelArg::value(n), KernelArg::value(tile()),
-                             KernelArg::value(std::uint32_t{inclusive ? 1u : 0u}), array_arg(in),
-                             KernelArg::array_of(sums, in.type), array_arg(out)});
-  std::vector<device::DeviceBuffer> held;
-  held.push_back(std::move(sums));
-  retire(done, std::move(held));
-  return done;
+  return queue.launch(kernel(detail::tile_scan_kernel(in.type)), tiles_geometry(tiles),
+                      {KernelArg::value(n), KernelArg::value(tile()), inclusive_arg, array_arg(in),
+                       KernelArg::array_of(sums, in.type), array_arg(out)});
 }
 
 Event DevicePrimitives::compact(const DeviceSpan& in, const DeviceSpan& flags,
@@ -180,7 +203,8 @@ Event DevicePrimitives::compact(const DeviceSpan& in, const DeviceSpan& flags,
   device::Queue& queue = device_.queue(device::QueueKind::compute);
   const std::uint64_t n = in.count;
   const std::uint64_t tiles = std::max<std::uint64_t>(1, (n + tile() - 1) / tile());
-  device::DeviceBuffer counts = scratch((tiles + 1) * sizeof(std::uint64_t));
+  Scratch held;
+  device::DeviceBuffer& counts = scratch(held, (tiles + 1) * sizeof(std::uint64_t));
   queue.launch(kernel(detail::count_flags_kernel()), tiles_geometry(tiles),
                {KernelArg::value(n), KernelArg::value(tile()), array_arg(flags),
                 KernelArg::array<std::uint64_t>(counts)},
@@ -192,8 +216,6 @@ Event DevicePrimitives::compact(const DeviceSpan& in, const DeviceSpan& flags,
                 KernelArg::array<std::uint64_t>(counts), as_bits(out)});
   Event done = queue.copy_on_device(*kept.buffer, kept.offset * sizeof(std::uint64_t), counts,
                                     tiles * sizeof(std::uint64_t), sizeof(std::uint64_t));
-  std::vector<device::DeviceBuffer> held;
-  held.push_back(std::move(counts));
   retire(done, std::move(held));
   return done;
 }
@@ -228,27 +250,22 @@ Event DevicePrimitives::radix_sort(const DeviceSpan& keys, const DeviceSpan& val
   const std::uint64_t tiles = (n + tile() - 1) / tile();
   const std::uint64_t key_bytes = device::size_of(keys.type);
   const std::uint64_t value_bytes = with_values ? device::size_of(values.type) : 0;
-  std::vector<device::DeviceBuffer> held;
-  held.push_back(scratch(n * key_bytes));
-  if (with_values) held.push_back(scratch(n * value_bytes));
+  Scratch held;
+  device::DeviceBuffer& keys_scratch = scratch(held, n * key_bytes);
+  device::DeviceBuffer* values_scratch = with_values ? &scratch(held, n * value_bytes) : nullptr;
   const std::uint64_t bins = radix * tiles;
-  const std::uint64_t bin_tiles = (bins + tile() - 1) / tile();
-  held.push_back(scratch(bins * sizeof(std::uint32_t)));
-  held.push_back(scratch((bin_tiles + 1) * sizeof(std::uint32_t)));
-  const device::DeviceBuffer& hist = held[with_values ? 2 : 1];
-  const device::DeviceBuffer& hist_sums = held[with_values ? 3 : 2];
+  device::DeviceBuffer& hist = scratch(held, bins * sizeof(std::uint32_t));
+  const DeviceSpan hist_span = span_of<std::uint32_t>(hist, bins);
   // Keys and values go back and forth between the caller's buffers and the scratch ones; the
   // number of passes is even, so the last lands in the caller's.
-  const DeviceSpan scratch_keys = DeviceSpan{&held[0], keys.type, 0, n};
+  const DeviceSpan scratch_keys = DeviceSpan{&keys_scratch, keys.type, 0, n};
   const DeviceSpan scratch_values =
-      with_values ? DeviceSpan{&held[1], values.type, 0, n} : DeviceSpan{};
+      with_values ? DeviceSpan{values_scratch, values.type, 0, n} : DeviceSpan{};
   const std::uint32_t passes = static_cast<std::uint32_t>(key_bytes * 8) / bits;
   device::Queue& queue = device_.queue(device::QueueKind::compute);
   const device::CompiledKernel& histogram = kernel(detail::radix_histogram_kernel(keys.type));
   const device::CompiledKernel& scatter =
       kernel(detail::radix_scatter_kernel(keys.type, with_values ? values.type : ElementType::u8));
-  const device::CompiledKernel& sum = kernel(detail::tile_sum_kernel(ElementType::u32));
-  const device::CompiledKernel& scanned = kernel(detail::tile_scan_kernel(ElementType::u32));
   Event done;
   for (std::uint32_t pass = 0; pass < passes; ++pass) {
     const bool forth = pass % 2 == 0;
@@ -263,16 +280,7 @@ Event DevicePrimitives::radix_sort(const DeviceSpan& keys, const DeviceSpan& val
     queue.launch(histogram, tiles_geometry(tiles), counting,
                  pass == 0 ? after : std::span<const Event>{});
     // The digit-major histogram scanned: each tile's first place for each digit.
-    queue.launch(
-        sum, tiles_geometry(bin_tiles),
-        {KernelArg::value(bins), KernelArg::value(tile()), KernelArg::array<std::uint32_t>(hist),
-         KernelArg::array<std::uint32_t>(hist_sums)});
-    scan_sums(hist_sums, ElementType::u32, bin_tiles);
-    queue.launch(
-        scanned, tiles_geometry(bin_tiles),
-        {KernelArg::value(bins), KernelArg::value(tile()), KernelArg::value(std::uint32_t{0}),
-         KernelArg::array<std::uint32_t>(hist), KernelArg::array<std::uint32_t>(hist_sums),
-         KernelArg::array<std::uint32_t>(hist)});
+    enqueue_scan(hist_span, hist_span, false, {}, held);
     KernelArgs moving = head;
     moving.values.push_back(array_arg(from_keys));
     moving.values.push_back(KernelArg::array<std::uint32_t>(hist));

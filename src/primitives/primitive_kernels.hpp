@@ -23,6 +23,11 @@ device::KernelDefinition tile_sum_kernel(device::ElementType type);
 device::KernelDefinition scan_sums_kernel(device::ElementType type);
 // out = the scan of in, tile t starting from offsets[t]; inclusive != 0 for an inclusive scan.
 device::KernelDefinition tile_scan_kernel(device::ElementType type);
+// The CPU device's scan in one pass (a C++ body only): tile t sums its elements, waits for tile
+// t - 1 to publish its inclusive prefix in `prefixes` (its flag in `ready`, zero before the
+// launch), publishes its own, then scans its elements, still in cache, from there. Relies on
+// the block runner claiming tiles in increasing order (device::BlockRunner).
+device::KernelDefinition chained_scan_kernel(device::ElementType type);
 // counts[t] = the flags set in tile t (u64 counts).
 device::KernelDefinition count_flags_kernel();
 // The kept elements of tile t written from offsets[t] on (elements of 1, 2, 4 or 8 bytes).

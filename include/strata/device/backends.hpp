@@ -16,7 +16,8 @@ namespace strata::device {
 
 // Runs `blocks` independent pieces of a CPU kernel, possibly in parallel, and returns when all
 // are done. The runtime passes one that uses its CPU pool; the default uses a few threads of its
-// own.
+// own. Blocks are claimed in increasing order, and a thread runs the blocks it claimed without
+// waiting for a later one: a block may wait for an earlier block's result (a chained scan does).
 class BlockRunner {
  public:
   virtual ~BlockRunner() = default;

@@ -61,25 +61,30 @@ class DevicePrimitives {
                            std::span<const device::Event> after = {});
 
  private:
+  using Scratch = std::vector<std::unique_ptr<device::DeviceBuffer>>;
   const device::CompiledKernel& kernel(device::KernelDefinition definition);
   device::Event scan(const DeviceSpan& in, const DeviceSpan& out, bool inclusive,
                      std::span<const device::Event> after);
+  // Enqueues the scan of in into out, the scratch it needs added to `held`.
+  device::Event enqueue_scan(const DeviceSpan& in, const DeviceSpan& out, bool inclusive,
+                             std::span<const device::Event> after, Scratch& held);
   // Scans `count` tile sums in place (exclusive), their total after them.
   device::Event scan_sums(const device::DeviceBuffer& sums, device::ElementType type,
                           std::uint64_t count);
   // Elements per tile, and the geometry of a launch of one tile per CPU call or work-group.
   std::uint64_t tile() const;
   device::LaunchGeometry tiles_geometry(std::uint64_t tiles) const;
-  device::DeviceBuffer scratch(std::uint64_t bytes);
+  // A new buffer of at least `bytes`, kept in `held`.
+  device::DeviceBuffer& scratch(Scratch& held, std::uint64_t bytes);
   // Keeps `buffers` until `done` (and drops those of operations done since).
-  void retire(const device::Event& done, std::vector<device::DeviceBuffer> buffers);
+  void retire(const device::Event& done, Scratch buffers);
 
   device::Device& device_;
   const bool cpu_;
   std::mutex lock_;
   std::map<std::string, std::shared_ptr<const device::CompiledKernel>> kernels_;
   // Scratch buffers of operations enqueued and not known to be done, with their last event.
-  std::vector<std::pair<device::Event, std::vector<device::DeviceBuffer>>> in_flight_;
+  std::vector<std::pair<device::Event, Scratch>> in_flight_;
 };
 
 }  // namespace strata::primitives
