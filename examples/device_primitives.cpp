@@ -2,6 +2,8 @@
 // value) pairs sorted by key, the pairs whose key is even kept, and a running sum of the kept
 // values — each checked against the host's answer.
 
+#include "strata/primitives/device_primitives.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <numeric>
@@ -9,7 +11,6 @@
 #include <vector>
 
 #include "strata/device/backends.hpp"
-#include "strata/primitives/device_primitives.hpp"
 
 using namespace strata;
 using namespace strata::device;
@@ -73,13 +74,14 @@ int main() {
     const std::uint64_t kept = download<std::uint64_t>(*device, dcount, 1)[0];
     // A running sum of the kept values, in 64 bits.
     const auto kept_values = download<std::uint32_t>(*device, dkept, kept);
-    DeviceBuffer dwide = upload(*device, std::vector<std::uint64_t>(kept_values.begin(),
-                                                                    kept_values.end()));
-    primitives.inclusive_scan(span_of<std::uint64_t>(dwide, kept), span_of<std::uint64_t>(dwide, kept))
+    DeviceBuffer dwide =
+        upload(*device, std::vector<std::uint64_t>(kept_values.begin(), kept_values.end()));
+    primitives
+        .inclusive_scan(span_of<std::uint64_t>(dwide, kept), span_of<std::uint64_t>(dwide, kept))
         .wait();
     const bool right = download<std::uint64_t>(*device, dwide, kept) == expected;
-    std::printf("%-12s sorted %zu pairs, kept %llu, running sum %s\n", device->info().id.c_str(),
-                n, static_cast<unsigned long long>(kept), right ? "right" : "WRONG");
+    std::printf("%-12s sorted %zu pairs, kept %llu, running sum %s\n", device->info().id.c_str(), n,
+                static_cast<unsigned long long>(kept), right ? "right" : "WRONG");
     failures += right ? 0 : 1;
   }
   return failures;
