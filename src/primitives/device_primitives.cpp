@@ -226,12 +226,13 @@ Event DevicePrimitives::radix_sort(const DeviceSpan& keys, const DeviceSpan& val
   check_span(operation, "keys", keys);
   const bool with_values = values.buffer != nullptr;
   if (with_values) check_span(operation, "values", values);
-  if ((keys.type != ElementType::u32 && keys.type != ElementType::u64) ||
+  const std::uint64_t key_bytes = device::size_of(keys.type);
+  if (!is_scannable(keys.type) ||
       (with_values && ((values.type != ElementType::u32 && values.type != ElementType::u64) ||
                        values.count != keys.count))) {
     throw Error(
-        fmt::format("radix_sort: sorts u32 or u64 keys ({} given), with as many u32 or u64 "
-                    "values or none ({} {} given)",
+        fmt::format("radix_sort: sorts i32, u32, i64, u64, f32 or f64 keys ({} given), with as "
+                    "many u32 or u64 values or none ({} {} given)",
                     device::to_string(keys.type), with_values ? values.count : 0,
                     with_values ? device::to_string(values.type) : "none"));
   }
@@ -248,7 +249,7 @@ Event DevicePrimitives::radix_sort(const DeviceSpan& keys, const DeviceSpan& val
   const std::uint32_t bits = cpu_ ? detail::cpu_radix_bits : detail::device_radix_bits;
   const std::uint32_t radix = 1u << bits;
   const std::uint64_t tiles = (n + tile() - 1) / tile();
-  const std::uint64_t key_bytes = device::size_of(keys.type);
+  const ElementType key_bits = key_bytes == 4 ? ElementType::u32 : ElementType::u64;
   const std::uint64_t value_bytes = with_values ? device::size_of(values.type) : 0;
   Scratch held;
   device::DeviceBuffer& keys_scratch = scratch(held, n * key_bytes);
@@ -258,19 +259,32 @@ Event DevicePrimitives::radix_sort(const DeviceSpan& keys, const DeviceSpan& val
   const DeviceSpan hist_span = span_of<std::uint32_t>(hist, bins);
   // Keys and values go back and forth between the caller's buffers and the scratch ones; the
   // number of passes is even, so the last lands in the caller's.
-  const DeviceSpan scratch_keys = DeviceSpan{&keys_scratch, keys.type, 0, n};
+  const DeviceSpan scratch_keys = DeviceSpan{&keys_scratch, key_bits, 0, n};
   const DeviceSpan scratch_values =
       with_values ? DeviceSpan{values_scratch, values.type, 0, n} : DeviceSpan{};
   const std::uint32_t passes = static_cast<std::uint32_t>(key_bytes * 8) / bits;
   device::Queue& queue = device_.queue(device::QueueKind::compute);
-  const device::CompiledKernel& histogram = kernel(detail::radix_histogram_kernel(keys.type));
+  // Signed and float keys are sorted as unsigned integers of the same order, and mapped back.
+  const bool mapped = keys.type != key_bits;
+  const DeviceSpan sorted_keys{keys.buffer, key_bits, keys.offset, n};
+  const auto map_keys = [&](bool forward, std::span<const Event> wait_for_these) {
+    const bool is_float = keys.type == ElementType::f32 || keys.type == ElementType::f64;
+    return queue.launch(
+        kernel(detail::order_bits_kernel(key_bits)), tiles_geometry(tiles),
+        {KernelArg::value(n), KernelArg::value(tile()),
+         KernelArg::value(std::uint32_t{is_float ? 1u : 0u}),
+         KernelArg::value(std::uint32_t{forward ? 1u : 0u}), array_arg(sorted_keys)},
+        wait_for_these);
+  };
+  if (mapped) map_keys(true, after);
+  const device::CompiledKernel& histogram = kernel(detail::radix_histogram_kernel(key_bits));
   const device::CompiledKernel& scatter =
-      kernel(detail::radix_scatter_kernel(keys.type, with_values ? values.type : ElementType::u8));
+      kernel(detail::radix_scatter_kernel(key_bits, with_values ? values.type : ElementType::u8));
   Event done;
   for (std::uint32_t pass = 0; pass < passes; ++pass) {
     const bool forth = pass % 2 == 0;
-    const DeviceSpan& from_keys = forth ? keys : scratch_keys;
-    const DeviceSpan& to_keys = forth ? scratch_keys : keys;
+    const DeviceSpan& from_keys = forth ? sorted_keys : scratch_keys;
+    const DeviceSpan& to_keys = forth ? scratch_keys : sorted_keys;
     const std::uint32_t shift = pass * bits;
     const KernelArgs head{KernelArg::value(n), KernelArg::value(tile()), KernelArg::value(shift),
                           KernelArg::value(bits), KernelArg::value(tiles)};
@@ -278,7 +292,7 @@ Event DevicePrimitives::radix_sort(const DeviceSpan& keys, const DeviceSpan& val
     counting.values.push_back(array_arg(from_keys));
     counting.values.push_back(KernelArg::array<std::uint32_t>(hist));
     queue.launch(histogram, tiles_geometry(tiles), counting,
-                 pass == 0 ? after : std::span<const Event>{});
+                 pass == 0 && !mapped ? after : std::span<const Event>{});
     // The digit-major histogram scanned: each tile's first place for each digit.
     enqueue_scan(hist_span, hist_span, false, {}, held);
     KernelArgs moving = head;
@@ -291,6 +305,7 @@ Event DevicePrimitives::radix_sort(const DeviceSpan& keys, const DeviceSpan& val
     }
     done = queue.launch(scatter, tiles_geometry(tiles), moving);
   }
+  if (mapped) done = map_keys(false, {});
   retire(done, std::move(held));
   return done;
 }

@@ -219,6 +219,25 @@ void cpu_chained_scan(const CpuBlock& block) {
   }
 }
 
+template <typename U>
+U ordered(U bits, bool is_float, bool forward) {
+  constexpr U top = U{1} << (sizeof(U) * 8 - 1);
+  if (!is_float) return bits ^ top;
+  if (forward) return (bits & top) != 0 ? static_cast<U>(~bits) : bits ^ top;
+  return (bits & top) != 0 ? bits ^ top : static_cast<U>(~bits);
+}
+
+template <typename U>
+void cpu_order_bits(const CpuBlock& block) {
+  const auto n = block.scalar<std::uint64_t>(0);
+  const Tile t = tile_of(block, n, block.scalar<std::uint64_t>(1));
+  const bool is_float = block.scalar<std::uint32_t>(2) != 0;
+  const bool forward = block.scalar<std::uint32_t>(3) != 0;
+  U* keys = block.array<U>(4);
+  for (std::uint64_t i = t.first; i < t.last; ++i)
+    keys[i] = ordered(keys[i], is_float, forward);
+}
+
 template <typename K>
 void cpu_radix_histogram(const CpuBlock& block) {
   const auto n = block.scalar<std::uint64_t>(0);
@@ -463,6 +482,32 @@ KernelDefinition compact_kernel(std::uint32_t element_bytes) {
 }
 )",
                               {{"@T@", short_name(type)}}));
+}
+
+KernelDefinition order_bits_kernel(ElementType bits) {
+  KernelDefinition kernel(kernel_name("order_bits", bits));
+  kernel.scalar<std::uint64_t>("n")
+      .scalar<std::uint64_t>("tile")
+      .scalar<std::uint32_t>("is_float")
+      .scalar<std::uint32_t>("forward");
+  kernel.array("keys", bits, ParamAccess::read_write);
+  if (bits == ElementType::u32) kernel.cpu(&cpu_order_bits<std::uint32_t>);
+  if (bits == ElementType::u64) kernel.cpu(&cpu_order_bits<std::uint64_t>);
+  return sources(kernel, with(R"(
+@ENTRY@(u64 n, u64 tile, u32 is_float, u32 forward, GLOBAL @U@* keys) {
+  const @U@ top = ((@U@)1) << (sizeof(@U@) * 8 - 1);
+  const u64 first = GROUP * tile;
+  const u64 last = first + tile < n ? first + tile : n;
+  for (u64 i = first + LID; i < last; i += W) {
+    const @U@ bits = keys[i];
+    const int negative = (bits & top) != 0;
+    keys[i] = !is_float ? bits ^ top
+              : forward ? (negative ? (@U@)~bits : bits ^ top)
+                        : (negative ? bits ^ top : (@U@)~bits);
+  }
+}
+)",
+                              {{"@U@", short_name(bits)}}));
 }
 
 KernelDefinition radix_histogram_kernel(ElementType key) {

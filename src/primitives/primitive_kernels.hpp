@@ -32,6 +32,11 @@ device::KernelDefinition chained_scan_kernel(device::ElementType type);
 device::KernelDefinition count_flags_kernel();
 // The kept elements of tile t written from offsets[t] on (elements of 1, 2, 4 or 8 bytes).
 device::KernelDefinition compact_kernel(std::uint32_t element_bytes);
+// Signed integer or float keys (their bits as `bits`, u32 or u64) mapped in place to unsigned
+// integers in the same order (forward != 0) or back: integers' sign bit flipped; floats' sign
+// bit flipped when clear, every bit when set (IEEE 754's total order: -NaN < -inf < -0 < +0 <
+// +inf < +NaN). `is_float` says which.
+device::KernelDefinition order_bits_kernel(device::ElementType bits);
 // hist[d * tiles + t] = the keys of tile t whose digit (key >> shift) & (2^bits - 1) is d.
 device::KernelDefinition radix_histogram_kernel(device::ElementType key);
 // Each key (and value) of tile t moved to offsets[d * tiles + t] plus its rank among the tile's

@@ -33,6 +33,7 @@ TEST(PrimitivesNvrtc, EveryKernelCompilesToCubin) {
   for (std::uint32_t bytes : {1u, 2u, 4u, 8u})
     expect_compiles(compact_kernel(bytes));
   for (ElementType key : {ElementType::u32, ElementType::u64}) {
+    expect_compiles(order_bits_kernel(key));
     expect_compiles(radix_histogram_kernel(key));
     for (ElementType value : {ElementType::u8, ElementType::u32, ElementType::u64})
       expect_compiles(radix_scatter_kernel(key, value));

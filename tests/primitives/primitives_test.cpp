@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <string>
@@ -209,6 +211,85 @@ TEST_P(Primitives, RadixSortIsAStableSort) {
   }
 }
 
+// The order a float sort must give: IEEE 754's totalOrder on the bits (-NaN first, -0 before
+// +0, +NaN last), which is the order of the keys' mapped bits.
+template <typename F, typename U>
+U total_order_bits(F value) {
+  U bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  constexpr U top = U{1} << (sizeof(U) * 8 - 1);
+  return (bits & top) != 0 ? static_cast<U>(~bits) : bits ^ top;
+}
+
+template <typename F, typename U>
+void check_float_sort(Device& device, DevicePrimitives& primitives, std::size_t n) {
+  SCOPED_TRACE(std::to_string(n) + " floats of " + std::to_string(sizeof(F)) + " bytes");
+  std::mt19937_64 engine(n);
+  const F specials[] = {std::numeric_limits<F>::quiet_NaN(),
+                        -std::numeric_limits<F>::quiet_NaN(),
+                        std::numeric_limits<F>::infinity(),
+                        -std::numeric_limits<F>::infinity(),
+                        F{0},
+                        -F{0},
+                        std::numeric_limits<F>::denorm_min(),
+                        -std::numeric_limits<F>::denorm_min(),
+                        std::numeric_limits<F>::max(),
+                        std::numeric_limits<F>::lowest()};
+  std::vector<F> keys(n);
+  for (auto& key : keys) {
+    key = engine() % 4 == 0 ? specials[engine() % std::size(specials)]
+                            : static_cast<F>(static_cast<double>(engine() % 2001) - 1000.0) / 7;
+  }
+  std::vector<std::uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) {
+    return total_order_bits<F, U>(keys[a]) < total_order_bits<F, U>(keys[b]);
+  });
+  std::vector<std::uint32_t> values(n);
+  std::iota(values.begin(), values.end(), 0u);
+  DeviceBuffer dkeys = upload(device, keys);
+  DeviceBuffer dvalues = upload(device, values);
+  const Event done =
+      primitives.radix_sort(span_of<F>(dkeys, n), span_of<std::uint32_t>(dvalues, n));
+  const auto sorted = download<F>(device, dkeys, n, done);
+  const auto moved = download<std::uint32_t>(device, dvalues, n, {});
+  for (std::size_t i = 0; i < n; ++i) {
+    // Bit for bit: -0 and +0, and each NaN, are where the order puts them.
+    const U got = total_order_bits<F, U>(sorted[i]);
+    const U expected = total_order_bits<F, U>(keys[order[i]]);
+    ASSERT_EQ(got, expected) << "position " << i;
+    ASSERT_EQ(moved[i], order[i]) << "position " << i;
+  }
+}
+
+template <typename S>
+void check_signed_sort(Device& device, DevicePrimitives& primitives, std::size_t n) {
+  std::mt19937_64 engine(n + 1);
+  std::vector<S> keys(n);
+  for (auto& key : keys)
+    key = static_cast<S>(engine());
+  if (n > 2) {
+    keys[0] = std::numeric_limits<S>::min();
+    keys[1] = std::numeric_limits<S>::max();
+    keys[2] = -1;
+  }
+  DeviceBuffer dkeys = upload(device, keys);
+  const Event done = primitives.radix_sort(span_of<S>(dkeys, n), {});
+  std::sort(keys.begin(), keys.end());
+  EXPECT_EQ(download<S>(device, dkeys, n, done), keys) << n << " keys of " << sizeof(S) << " bytes";
+}
+
+TEST_P(Primitives, SignedAndFloatKeysSortInTheirOrder) {
+  DevicePrimitives primitives(device());
+  for (std::size_t n :
+       {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{4099}, std::size_t{65537}}) {
+    check_float_sort<float, std::uint32_t>(device(), primitives, n);
+    check_float_sort<double, std::uint64_t>(device(), primitives, n);
+    check_signed_sort<std::int32_t>(device(), primitives, n);
+    check_signed_sort<std::int64_t>(device(), primitives, n);
+  }
+}
+
 TEST_P(Primitives, RadixSortOfKeysAlone) {
   DevicePrimitives primitives(device());
   std::vector<std::uint64_t> keys = random_values<std::uint64_t>(100'003, ~0ull, 9);
@@ -245,8 +326,8 @@ TEST_P(Primitives, BadSpansAreErrorsNamingTheOperation) {
             }).find("exclusive_scan: the input (100 elements of u32"),
             std::string::npos);
   EXPECT_NE(message([&] {
-              primitives.radix_sort(span_of<float>(small, 4), {});
-            }).find("radix_sort: sorts u32 or u64 keys (f32 given)"),
+              primitives.radix_sort(span_of<std::uint8_t>(small, 4), {});
+            }).find("radix_sort: sorts i32, u32, i64, u64, f32 or f64 keys (u8 given)"),
             std::string::npos);
   EXPECT_NE(message([&] {
               primitives.compact(span_of<std::uint32_t>(small, 4), span_of<std::uint32_t>(small, 4),

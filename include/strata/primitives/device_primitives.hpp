@@ -55,8 +55,10 @@ class DevicePrimitives {
   device::Event compact(const DeviceSpan& in, const DeviceSpan& flags, const DeviceSpan& out,
                         const DeviceSpan& kept, std::span<const device::Event> after = {});
 
-  // Sorts `keys` (u32 or u64) in place, ascending and stable; `values` (none: a null buffer; or
-  // u32 or u64, as many as the keys) move with their keys. At most 2^32 - 1 elements.
+  // Sorts `keys` (i32, u32, i64, u64, f32, f64) in place, ascending and stable; `values` (none:
+  // a null buffer; or u32 or u64, as many as the keys) move with their keys. Floats sort in IEEE
+  // 754's total order: -NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN (a NaN's payload orders
+  // it among NaNs). At most 2^32 - 1 elements.
   device::Event radix_sort(const DeviceSpan& keys, const DeviceSpan& values,
                            std::span<const device::Event> after = {});
 
