@@ -1,8 +1,8 @@
 #pragma once
 // Data-parallel primitives on one device of any backend — scan, stream compaction, radix sort —
-// for the front ends that group, filter and sort records (datasets, region templates): the same
-// multi-pass algorithm over tiles on the CPU device (its blocks run on the pool), OpenCL and
-// CUDA, enqueued on the device's compute queue.
+// for the front ends that group, filter and sort records (datasets, region templates): one
+// algorithm over tiles for the CPU device (its tiles run on the pool), OpenCL and CUDA, enqueued
+// on the device's compute queue.
 
 #include <cstdint>
 #include <map>
@@ -42,9 +42,9 @@ class DevicePrimitives {
   device::Device& device() const { return device_; }
 
   // out[i] = in[0] + ... + in[i-1] (exclusive) or + in[i] (inclusive), for integers and floats
-  // (i32, u32, i64, u64, f32, f64; integers wrap). `in` and `out` have one type and count; they
-  // may be the same elements. Float sums are added in tiles: results differ from a sequential
-  // sum by rounding only.
+  // (i32, u32, i64, u64, f32, f64; unsigned sums wrap, signed ones must not overflow). `in` and
+  // `out` have one type and count; they may be the same elements. Float sums are added in tiles:
+  // results differ from a sequential sum by rounding only.
   device::Event exclusive_scan(const DeviceSpan& in, const DeviceSpan& out,
                                std::span<const device::Event> after = {});
   device::Event inclusive_scan(const DeviceSpan& in, const DeviceSpan& out,
