@@ -225,7 +225,6 @@ Event DevicePrimitives::radix_sort(const DeviceSpan& keys, const DeviceSpan& val
   check_span(operation, "keys", keys);
   const bool with_values = values.buffer != nullptr;
   if (with_values) check_span(operation, "values", values);
-  const std::uint64_t key_bytes = device::size_of(keys.type);
   if (!is_scannable(keys.type) ||
       (with_values && ((values.type != ElementType::u32 && values.type != ElementType::u64) ||
                        values.count != keys.count))) {
@@ -240,17 +239,26 @@ Event DevicePrimitives::radix_sort(const DeviceSpan& keys, const DeviceSpan& val
                             std::numeric_limits<std::uint32_t>::max()));
   }
   std::lock_guard guard(lock_);
-  const std::uint64_t n = keys.count;
-  if (n <= 1) {
+  if (keys.count <= 1) {
     wait_for(after);
     return {};
   }
+  Scratch held;
+  Event done = enqueue_radix_sort(keys, values, after, held);
+  retire(done, std::move(held));
+  return done;
+}
+
+Event DevicePrimitives::enqueue_radix_sort(const DeviceSpan& keys, const DeviceSpan& values,
+                                           std::span<const Event> after, Scratch& held) {
+  const std::uint64_t n = keys.count;
+  const bool with_values = values.buffer != nullptr;
+  const std::uint64_t key_bytes = device::size_of(keys.type);
   const std::uint32_t bits = cpu_ ? detail::cpu_radix_bits : detail::device_radix_bits;
   const std::uint32_t radix = 1u << bits;
   const std::uint64_t tiles = (n + tile() - 1) / tile();
   const ElementType key_bits = key_bytes == 4 ? ElementType::u32 : ElementType::u64;
   const std::uint64_t value_bytes = with_values ? device::size_of(values.type) : 0;
-  Scratch held;
   device::DeviceBuffer& keys_scratch = scratch(held, n * key_bytes);
   device::DeviceBuffer* values_scratch = with_values ? &scratch(held, n * value_bytes) : nullptr;
   const std::uint64_t bins = radix * tiles;
@@ -305,8 +313,101 @@ Event DevicePrimitives::radix_sort(const DeviceSpan& keys, const DeviceSpan& val
     done = queue.launch(scatter, tiles_geometry(tiles), moving);
   }
   if (mapped) done = map_keys(false, {});
+  return done;
+}
+
+namespace {
+
+void check_type(const char* operation, const char* what, const DeviceSpan& span, ElementType type,
+                std::uint64_t at_least) {
+  check_span(operation, what, span);
+  if (span.type != type || span.count < at_least) {
+    throw Error(fmt::format("{}: the {} must be at least {} elements of {} ({} {} given)",
+                            operation, what, at_least, device::to_string(type), span.count,
+                            device::to_string(span.type)));
+  }
+}
+
+}  // namespace
+
+Event DevicePrimitives::group_by(const DeviceSpan& keys, const Grouping& out,
+                                 std::span<const Event> after) {
+  constexpr const char* operation = "group_by";
+  check_span(operation, "keys", keys);
+  const std::uint64_t n = keys.count;
+  if (!is_scannable(keys.type) || n > std::numeric_limits<std::uint32_t>::max()) {
+    throw Error(fmt::format(
+        "group_by: groups up to {} keys of i32, u32, i64, u64, f32 or f64 ({} {} given)",
+        std::numeric_limits<std::uint32_t>::max(), n, device::to_string(keys.type)));
+  }
+  check_type(operation, "group of each record", out.group_of, ElementType::u32, n);
+  check_type(operation, "order of the records", out.order, ElementType::u32, n);
+  check_type(operation, "group keys", out.group_keys, keys.type, n);
+  check_type(operation, "group starts", out.group_starts, ElementType::u32, n);
+  check_type(operation, "group sizes", out.group_sizes, ElementType::u32, n);
+  check_type(operation, "count of groups", out.groups, ElementType::u64, 1);
+  std::lock_guard guard(lock_);
+  device::Queue& queue = device_.queue(device::QueueKind::compute);
+  const std::uint64_t zero = 0;
+  if (n == 0) {
+    return queue.fill(*out.groups.buffer, out.groups.offset * sizeof(std::uint64_t),
+                      std::as_bytes(std::span(&zero, 1)), sizeof(std::uint64_t), after);
+  }
+  const std::uint64_t key_bytes = device::size_of(keys.type);
+  const ElementType key_bits = key_bytes == 4 ? ElementType::u32 : ElementType::u64;
+  const std::uint64_t tiles = (n + tile() - 1) / tile();
+  Scratch held;
+  device::DeviceBuffer& sorted = scratch(held, n * key_bytes);
+  device::DeviceBuffer& ids = scratch(held, n * sizeof(std::uint32_t));
+  queue.copy_on_device(sorted, 0, *keys.buffer, keys.offset * key_bytes, n * key_bytes, after);
+  const KernelArg n_arg = KernelArg::value(n);
+  const KernelArg tile_arg = KernelArg::value(tile());
+  queue.launch(kernel(detail::iota_kernel()), tiles_geometry(tiles),
+               {n_arg, tile_arg, array_arg(out.order)});
+  if (n > 1) enqueue_radix_sort(DeviceSpan{&sorted, keys.type, 0, n}, out.order, {}, held);
+  // The first record of each key flagged, the flags scanned: ids[i] - 1 is sorted record i's
+  // group.
+  const DeviceSpan sorted_bits{&sorted, key_bits, 0, n};
+  const DeviceSpan ids_span = span_of<std::uint32_t>(ids, n);
+  queue.launch(kernel(detail::group_heads_kernel(key_bits)), tiles_geometry(tiles),
+               {n_arg, tile_arg, array_arg(sorted_bits), array_arg(ids_span)});
+  enqueue_scan(ids_span, ids_span, true, {}, held);
+  queue.launch(kernel(detail::group_assign_kernel(key_bits)), tiles_geometry(tiles),
+               {n_arg, tile_arg, array_arg(sorted_bits), array_arg(out.order), array_arg(ids_span),
+                array_arg(out.group_of), as_bits(out.group_keys), array_arg(out.group_starts)});
+  Event done = queue.launch(kernel(detail::group_sizes_kernel()), tiles_geometry(tiles),
+                            {n_arg, tile_arg, array_arg(ids_span), array_arg(out.group_starts),
+                             array_arg(out.group_sizes), array_arg(out.groups)});
   retire(done, std::move(held));
   return done;
+}
+
+Event DevicePrimitives::group_sums(const DeviceSpan& values, const Grouping& grouping,
+                                   const DeviceSpan& sums, std::span<const Event> after) {
+  constexpr const char* operation = "group_sums";
+  check_span(operation, "values", values);
+  const std::uint64_t n = values.count;
+  if (!is_scannable(values.type)) {
+    throw Error(fmt::format("group_sums: adds i32, u32, i64, u64, f32 or f64 values ({} given)",
+                            device::to_string(values.type)));
+  }
+  check_type(operation, "sums", sums, values.type, n);
+  check_type(operation, "order of the records", grouping.order, ElementType::u32, n);
+  check_type(operation, "group starts", grouping.group_starts, ElementType::u32, n);
+  check_type(operation, "group sizes", grouping.group_sizes, ElementType::u32, n);
+  check_type(operation, "count of groups", grouping.groups, ElementType::u64, 1);
+  std::lock_guard guard(lock_);
+  if (n == 0) {
+    wait_for(after);
+    return {};
+  }
+  const std::uint64_t tiles = (n + tile() - 1) / tile();
+  return device_.queue(device::QueueKind::compute)
+      .launch(kernel(detail::group_sum_kernel(values.type)), tiles_geometry(tiles),
+              {KernelArg::value(n), KernelArg::value(tile()), array_arg(grouping.groups),
+               array_arg(grouping.group_starts), array_arg(grouping.group_sizes),
+               array_arg(grouping.order), array_arg(values), array_arg(sums)},
+              after);
 }
 
 }  // namespace strata::primitives

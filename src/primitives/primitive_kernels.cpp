@@ -238,6 +238,74 @@ void cpu_order_bits(const CpuBlock& block) {
     keys[i] = ordered(keys[i], is_float, forward);
 }
 
+void cpu_iota(const CpuBlock& block) {
+  const auto n = block.scalar<std::uint64_t>(0);
+  const Tile t = tile_of(block, n, block.scalar<std::uint64_t>(1));
+  std::uint32_t* out = block.array<std::uint32_t>(2);
+  for (std::uint64_t i = t.first; i < t.last; ++i)
+    out[i] = static_cast<std::uint32_t>(i);
+}
+
+template <typename U>
+void cpu_group_heads(const CpuBlock& block) {
+  const auto n = block.scalar<std::uint64_t>(0);
+  const Tile t = tile_of(block, n, block.scalar<std::uint64_t>(1));
+  const U* keys = block.array<U>(2);
+  std::uint32_t* heads = block.array<std::uint32_t>(3);
+  for (std::uint64_t i = t.first; i < t.last; ++i)
+    heads[i] = i == 0 || keys[i] != keys[i - 1] ? 1u : 0u;
+}
+
+template <typename U>
+void cpu_group_assign(const CpuBlock& block) {
+  const auto n = block.scalar<std::uint64_t>(0);
+  const Tile t = tile_of(block, n, block.scalar<std::uint64_t>(1));
+  const U* keys = block.array<U>(2);
+  const std::uint32_t* order = block.array<std::uint32_t>(3);
+  const std::uint32_t* ids = block.array<std::uint32_t>(4);
+  std::uint32_t* group_of = block.array<std::uint32_t>(5);
+  U* group_keys = block.array<U>(6);
+  std::uint32_t* group_starts = block.array<std::uint32_t>(7);
+  for (std::uint64_t i = t.first; i < t.last; ++i) {
+    const std::uint32_t group = ids[i] - 1;
+    group_of[order[i]] = group;
+    if (i == 0 || ids[i] != ids[i - 1]) {
+      group_keys[group] = keys[i];
+      group_starts[group] = static_cast<std::uint32_t>(i);
+    }
+  }
+}
+
+void cpu_group_sizes(const CpuBlock& block) {
+  const auto n = block.scalar<std::uint64_t>(0);
+  const Tile t = tile_of(block, n, block.scalar<std::uint64_t>(1));
+  const std::uint32_t* ids = block.array<std::uint32_t>(2);
+  const std::uint32_t* starts = block.array<std::uint32_t>(3);
+  std::uint32_t* sizes = block.array<std::uint32_t>(4);
+  const std::uint64_t groups = n > 0 ? ids[n - 1] : 0;
+  if (block.begin.x == 0) block.array<std::uint64_t>(5)[0] = groups;
+  for (std::uint64_t g = t.first; g < t.last && g < groups; ++g)
+    sizes[g] = static_cast<std::uint32_t>((g + 1 < groups ? starts[g + 1] : n) - starts[g]);
+}
+
+template <typename T>
+void cpu_group_sum(const CpuBlock& block) {
+  const auto n = block.scalar<std::uint64_t>(0);
+  const Tile t = tile_of(block, n, block.scalar<std::uint64_t>(1));
+  const std::uint64_t groups = block.array<std::uint64_t>(2)[0];
+  const std::uint32_t* starts = block.array<std::uint32_t>(3);
+  const std::uint32_t* sizes = block.array<std::uint32_t>(4);
+  const std::uint32_t* order = block.array<std::uint32_t>(5);
+  const T* values = block.array<T>(6);
+  T* sums = block.array<T>(7);
+  for (std::uint64_t g = t.first; g < t.last && g < groups; ++g) {
+    T sum = 0;
+    for (std::uint64_t j = starts[g]; j < std::uint64_t{starts[g]} + sizes[g]; ++j)
+      sum += values[order[j]];
+    sums[g] = sum;
+  }
+}
+
 template <typename K>
 void cpu_radix_histogram(const CpuBlock& block) {
   const auto n = block.scalar<std::uint64_t>(0);
@@ -508,6 +576,114 @@ KernelDefinition order_bits_kernel(ElementType bits) {
 }
 )",
                               {{"@U@", short_name(bits)}}));
+}
+
+KernelDefinition iota_kernel() {
+  KernelDefinition kernel("strata_iota_u32");
+  kernel.scalar<std::uint64_t>("n").scalar<std::uint64_t>("tile");
+  kernel.array<std::uint32_t>("out", ParamAccess::write);
+  kernel.cpu(&cpu_iota);
+  return sources(kernel, R"(
+@ENTRY@(u64 n, u64 tile, GLOBAL u32* out) {
+  const u64 first = GROUP * tile;
+  const u64 last = first + tile < n ? first + tile : n;
+  for (u64 i = first + LID; i < last; i += W) out[i] = (u32)i;
+}
+)");
+}
+
+KernelDefinition group_heads_kernel(ElementType bits) {
+  KernelDefinition kernel(kernel_name("group_heads", bits));
+  kernel.scalar<std::uint64_t>("n").scalar<std::uint64_t>("tile");
+  kernel.array("keys", bits, ParamAccess::read).array<std::uint32_t>("heads", ParamAccess::write);
+  if (bits == ElementType::u32) kernel.cpu(&cpu_group_heads<std::uint32_t>);
+  if (bits == ElementType::u64) kernel.cpu(&cpu_group_heads<std::uint64_t>);
+  return sources(kernel, with(R"(
+@ENTRY@(u64 n, u64 tile, GLOBAL const @U@* keys, GLOBAL u32* heads) {
+  const u64 first = GROUP * tile;
+  const u64 last = first + tile < n ? first + tile : n;
+  for (u64 i = first + LID; i < last; i += W) heads[i] = i == 0 || keys[i] != keys[i - 1] ? 1u : 0u;
+}
+)",
+                              {{"@U@", short_name(bits)}}));
+}
+
+KernelDefinition group_assign_kernel(ElementType bits) {
+  KernelDefinition kernel(kernel_name("group_assign", bits));
+  kernel.scalar<std::uint64_t>("n").scalar<std::uint64_t>("tile");
+  kernel.array("keys", bits, ParamAccess::read)
+      .array<std::uint32_t>("order", ParamAccess::read)
+      .array<std::uint32_t>("ids", ParamAccess::read)
+      .array<std::uint32_t>("group_of", ParamAccess::write)
+      .array("group_keys", bits, ParamAccess::write)
+      .array<std::uint32_t>("group_starts", ParamAccess::write);
+  if (bits == ElementType::u32) kernel.cpu(&cpu_group_assign<std::uint32_t>);
+  if (bits == ElementType::u64) kernel.cpu(&cpu_group_assign<std::uint64_t>);
+  return sources(kernel, with(R"(
+@ENTRY@(u64 n, u64 tile, GLOBAL const @U@* keys, GLOBAL const u32* order, GLOBAL const u32* ids,
+        GLOBAL u32* group_of, GLOBAL @U@* group_keys, GLOBAL u32* group_starts) {
+  const u64 first = GROUP * tile;
+  const u64 last = first + tile < n ? first + tile : n;
+  for (u64 i = first + LID; i < last; i += W) {
+    const u32 group = ids[i] - 1;
+    group_of[order[i]] = group;
+    if (i == 0 || ids[i] != ids[i - 1]) {
+      group_keys[group] = keys[i];
+      group_starts[group] = (u32)i;
+    }
+  }
+}
+)",
+                              {{"@U@", short_name(bits)}}));
+}
+
+KernelDefinition group_sizes_kernel() {
+  KernelDefinition kernel("strata_group_sizes");
+  kernel.scalar<std::uint64_t>("n").scalar<std::uint64_t>("tile");
+  kernel.array<std::uint32_t>("ids", ParamAccess::read)
+      .array<std::uint32_t>("starts", ParamAccess::read)
+      .array<std::uint32_t>("sizes", ParamAccess::write)
+      .array<std::uint64_t>("groups", ParamAccess::write);
+  kernel.cpu(&cpu_group_sizes);
+  return sources(kernel, R"(
+@ENTRY@(u64 n, u64 tile, GLOBAL const u32* ids, GLOBAL const u32* starts, GLOBAL u32* sizes,
+        GLOBAL u64* groups) {
+  const u64 count = n > 0 ? ids[n - 1] : 0;
+  if (GROUP == 0 && LID == 0) groups[0] = count;
+  const u64 first = GROUP * tile;
+  const u64 last = first + tile < n ? first + tile : n;
+  for (u64 g = first + LID; g < last && g < count; g += W)
+    sizes[g] = (u32)((g + 1 < count ? starts[g + 1] : n) - starts[g]);
+}
+)");
+}
+
+KernelDefinition group_sum_kernel(ElementType type) {
+  KernelDefinition kernel(kernel_name("group_sum", type));
+  kernel.scalar<std::uint64_t>("n").scalar<std::uint64_t>("tile");
+  kernel.array<std::uint64_t>("groups", ParamAccess::read)
+      .array<std::uint32_t>("starts", ParamAccess::read)
+      .array<std::uint32_t>("sizes", ParamAccess::read)
+      .array<std::uint32_t>("order", ParamAccess::read)
+      .array("values", type, ParamAccess::read)
+      .array("sums", type, ParamAccess::write);
+  by_type(type, [&](auto t) { kernel.cpu(&cpu_group_sum<decltype(t)>); });
+  return sources(kernel, with(R"(
+@ENTRY@(u64 n, u64 tile, GLOBAL const u64* groups, GLOBAL const u32* starts,
+        GLOBAL const u32* sizes, GLOBAL const u32* order, GLOBAL const @T@* values,
+        GLOBAL @T@* sums) {
+  const u64 count = groups[0];
+  const u64 first = GROUP * tile;
+  const u64 last = first + tile < n ? first + tile : n;
+  for (u64 g = first + LID; g < last && g < count; g += W) {
+    @T@ sum = 0;
+    const u64 end = (u64)starts[g] + sizes[g];
+    for (u64 j = starts[g]; j < end; ++j) sum += values[order[j]];
+    sums[g] = sum;
+  }
+}
+)",
+                              {{"@T@", short_name(type)}}));
 }
 
 KernelDefinition radix_histogram_kernel(ElementType key) {

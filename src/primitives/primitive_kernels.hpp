@@ -43,4 +43,18 @@ device::KernelDefinition radix_histogram_kernel(device::ElementType key);
 // keys of digit d (stable). `value` u8 means no values.
 device::KernelDefinition radix_scatter_kernel(device::ElementType key, device::ElementType value);
 
+// Grouping by sorting (keys' bits as `bits`, u32 or u64; records sorted by key with `order` the
+// records' indexes, `ids` the inclusive scan of the first-of-its-key flags):
+// out[i] = i (u32).
+device::KernelDefinition iota_kernel();
+// heads[i] = 1 where sorted key i differs from key i - 1 (and at 0), else 0 (u32).
+device::KernelDefinition group_heads_kernel(device::ElementType bits);
+// For sorted position i of group g = ids[i] - 1: group_of[order[i]] = g, and at a group's first
+// position its key and start.
+device::KernelDefinition group_assign_kernel(device::ElementType bits);
+// sizes[g] from the starts, for g below the number of groups (ids[n - 1]), which groups[0] gets.
+device::KernelDefinition group_sizes_kernel();
+// sums[g] = the values of group g's records added in their order, for g below groups[0].
+device::KernelDefinition group_sum_kernel(device::ElementType type);
+
 }  // namespace strata::primitives::detail

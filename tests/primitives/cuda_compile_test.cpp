@@ -28,12 +28,17 @@ TEST(PrimitivesNvrtc, EveryKernelCompilesToCubin) {
     expect_compiles(tile_sum_kernel(type));
     expect_compiles(scan_sums_kernel(type));
     expect_compiles(tile_scan_kernel(type));
+    expect_compiles(group_sum_kernel(type));
   }
+  expect_compiles(iota_kernel());
+  expect_compiles(group_sizes_kernel());
   expect_compiles(count_flags_kernel());
   for (std::uint32_t bytes : {1u, 2u, 4u, 8u})
     expect_compiles(compact_kernel(bytes));
   for (ElementType key : {ElementType::u32, ElementType::u64}) {
     expect_compiles(order_bits_kernel(key));
+    expect_compiles(group_heads_kernel(key));
+    expect_compiles(group_assign_kernel(key));
     expect_compiles(radix_histogram_kernel(key));
     for (ElementType value : {ElementType::u8, ElementType::u32, ElementType::u64})
       expect_compiles(radix_scatter_kernel(key, value));

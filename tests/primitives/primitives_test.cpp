@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <numeric>
 #include <random>
 #include <string>
@@ -288,6 +289,94 @@ TEST_P(Primitives, SignedAndFloatKeysSortInTheirOrder) {
     check_signed_sort<std::int32_t>(device(), primitives, n);
     check_signed_sort<std::int64_t>(device(), primitives, n);
   }
+}
+
+// The order keys sort in, as unsigned bits: floats by total_order_bits, signed integers with
+// their sign bit flipped, unsigned as they are.
+template <typename K, typename U>
+U order_bits(K key) {
+  if constexpr (std::is_floating_point_v<K>) {
+    return total_order_bits<K, U>(key);
+  } else {
+    U bits;
+    std::memcpy(&bits, &key, sizeof bits);
+    return std::is_signed_v<K> ? bits ^ (U{1} << (sizeof(U) * 8 - 1)) : bits;
+  }
+}
+
+// group_by and group_sums against a std::map of the keys' bits.
+template <typename K, typename U>
+void check_grouping(Device& device, DevicePrimitives& primitives, const std::vector<K>& keys,
+                    const std::string& what) {
+  SCOPED_TRACE(what + ", " + std::to_string(keys.size()) + " keys of " + std::to_string(sizeof(K)) +
+               " bytes");
+  const std::size_t n = keys.size();
+  std::map<U, std::vector<std::uint32_t>> expected;  // by order bits: the records of each key
+  for (std::size_t i = 0; i < n; ++i)
+    expected[order_bits<K, U>(keys[i])].push_back(static_cast<std::uint32_t>(i));
+  std::vector<std::int64_t> values(n);
+  for (std::size_t i = 0; i < n; ++i)
+    values[i] = static_cast<std::int64_t>(i % 1000) - 300;
+  DeviceBuffer dkeys = upload(device, keys);
+  DeviceBuffer dvalues = upload(device, values);
+  const std::size_t room = std::max<std::size_t>(n, 1);
+  DeviceBuffer group_of = device.allocate(room * 4), order = device.allocate(room * 4),
+               group_keys = device.allocate(room * sizeof(K)), starts = device.allocate(room * 4),
+               group_sizes = device.allocate(room * 4), groups = device.allocate(8),
+               sums = device.allocate(room * 8);
+  const Grouping grouping{span_of<std::uint32_t>(group_of, n),
+                          span_of<std::uint32_t>(order, n),
+                          span_of<K>(group_keys, n),
+                          span_of<std::uint32_t>(starts, n),
+                          span_of<std::uint32_t>(group_sizes, n),
+                          span_of<std::uint64_t>(groups, 1)};
+  const Event grouped = primitives.group_by(span_of<K>(dkeys, n), grouping);
+  const Event summed =
+      primitives.group_sums(span_of<std::int64_t>(dvalues, n), grouping,
+                            span_of<std::int64_t>(sums, n), std::span(&grouped, grouped ? 1 : 0));
+  const std::uint64_t count = download<std::uint64_t>(device, groups, 1, summed)[0];
+  ASSERT_EQ(count, expected.size());
+  const auto got_of = download<std::uint32_t>(device, group_of, n, {});
+  const auto got_order = download<std::uint32_t>(device, order, n, {});
+  const auto got_keys = download<K>(device, group_keys, count, {});
+  const auto got_starts = download<std::uint32_t>(device, starts, count, {});
+  const auto got_sizes = download<std::uint32_t>(device, group_sizes, count, {});
+  const auto got_sums = download<std::int64_t>(device, sums, count, {});
+  std::size_t g = 0;
+  for (const auto& [bits, records] : expected) {
+    const U got_bits = order_bits<K, U>(got_keys[g]);
+    ASSERT_EQ(got_bits, bits) << "group " << g;
+    ASSERT_EQ(got_sizes[g], records.size()) << "group " << g;
+    std::int64_t sum = 0;
+    for (std::size_t r = 0; r < records.size(); ++r) {
+      ASSERT_EQ(got_order[got_starts[g] + r], records[r]) << "group " << g << ", record " << r;
+      ASSERT_EQ(got_of[records[r]], g) << "record " << records[r];
+      sum += values[records[r]];
+    }
+    ASSERT_EQ(got_sums[g], sum) << "group " << g;
+    ++g;
+  }
+}
+
+TEST_P(Primitives, GroupByGivesDenseIdsInKeyOrderSizesOrderAndSums) {
+  DevicePrimitives primitives(device());
+  for (std::size_t n : sizes) {
+    if (n > 65537) continue;  // the std::map reference is the slow part
+    check_grouping<std::uint32_t, std::uint32_t>(
+        device(), primitives, random_values<std::uint32_t>(n, 1000, 21), "1000 distinct");
+    check_grouping<std::uint64_t, std::uint64_t>(
+        device(), primitives, random_values<std::uint64_t>(n, ~0ull, 22), "all distinct");
+    check_grouping<std::int32_t, std::uint32_t>(device(), primitives,
+                                                std::vector<std::int32_t>(n, -5), "all equal");
+  }
+  // Floats: -0 and +0 are two groups, a NaN is its own key, negative keys first.
+  std::vector<double> floats;
+  for (int i = 0; i < 10'000; ++i) {
+    const double choices[] = {0.0,  -0.0, std::numeric_limits<double>::quiet_NaN(),
+                              -1.5, 2.25, -std::numeric_limits<double>::infinity()};
+    floats.push_back(choices[(i * 7919) % 6]);
+  }
+  check_grouping<double, std::uint64_t>(device(), primitives, floats, "six float keys");
 }
 
 TEST_P(Primitives, RadixSortOfKeysAlone) {

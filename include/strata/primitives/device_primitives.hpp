@@ -30,6 +30,17 @@ DeviceSpan span_of(const device::DeviceBuffer& buffer, std::uint64_t count,
   return DeviceSpan{&buffer, device::element_type_of<T>(), offset, count};
 }
 
+// Where DevicePrimitives::group_by writes, for n records (device spans, each with room for n
+// unless said otherwise).
+struct Grouping {
+  DeviceSpan group_of;      // u32: the group of each record
+  DeviceSpan order;         // u32: the records' indexes by group, each group's in record order
+  DeviceSpan group_keys;    // the keys' type: the key of each group, ascending
+  DeviceSpan group_starts;  // u32: where each group's records start in `order`
+  DeviceSpan group_sizes;   // u32: how many records each group has
+  DeviceSpan groups;        // one u64: how many groups
+};
+
 class DevicePrimitives {
  public:
   // Kernels are compiled for `device` on first use and kept.
@@ -62,6 +73,17 @@ class DevicePrimitives {
   device::Event radix_sort(const DeviceSpan& keys, const DeviceSpan& values,
                            std::span<const device::Event> after = {});
 
+  // Groups records by key (i32, u32, i64, u64, f32, f64; keys are equal when their bits are:
+  // -0 and +0 are two groups, NaNs group by payload): dense group ids in ascending key order
+  // (floats in radix_sort's order), each group's key, start and size, and the records
+  // shuffled into their groups (`order`). Sorts a copy of the keys; at most 2^32 - 1 records.
+  device::Event group_by(const DeviceSpan& keys, const Grouping& out,
+                         std::span<const device::Event> after = {});
+  // sums[g] = the sum of the values of group g's records (added in record order; values one
+  // per record of a scannable type, sums of that type with room for every group).
+  device::Event group_sums(const DeviceSpan& values, const Grouping& grouping,
+                           const DeviceSpan& sums, std::span<const device::Event> after = {});
+
  private:
   using Scratch = std::vector<std::unique_ptr<device::DeviceBuffer>>;
   const device::CompiledKernel& kernel(device::KernelDefinition definition);
@@ -70,6 +92,9 @@ class DevicePrimitives {
   // Enqueues the scan of in into out, the scratch it needs added to `held`.
   device::Event enqueue_scan(const DeviceSpan& in, const DeviceSpan& out, bool inclusive,
                              std::span<const device::Event> after, Scratch& held);
+  // Enqueues the sort of keys (and values; at least two keys), its scratch added to `held`.
+  device::Event enqueue_radix_sort(const DeviceSpan& keys, const DeviceSpan& values,
+                                   std::span<const device::Event> after, Scratch& held);
   // Scans `count` tile sums in place (exclusive), their total after them.
   device::Event scan_sums(const device::DeviceBuffer& sums, device::ElementType type,
                           std::uint64_t count);
