@@ -14,6 +14,8 @@ install(TARGETS ${_strata_libraries} EXPORT StrataTargets
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/strata DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS strata_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# Builds exactly what is installed, for a build that only installs (scripts/test-install.sh).
+add_custom_target(strata_installable DEPENDS ${_strata_libraries} strata_cli)
 install(EXPORT StrataTargets NAMESPACE Strata:: DESTINATION ${STRATA_INSTALL_CMAKEDIR})
 
 # What the package config must find again: the optional components as this build had them.

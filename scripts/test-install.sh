@@ -28,7 +28,7 @@ echo "== shared libraries (build/shared)"
 cmake -S . -B build/shared -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" -DBUILD_SHARED_LIBS=ON -DSTRATA_BUILD_TESTS=OFF \
   -DSTRATA_BUILD_BENCHMARKS=OFF >/dev/null
-cmake --build build/shared -j "$(nproc)" --target strata_cli
+cmake --build build/shared -j "$(nproc)" --target strata_installable
 cmake --install build/shared --prefix "$work/shared" >/dev/null
 consume "$work/shared"
 # The consumer and the installed CLI use the installed shared libraries, not the build tree's.

@@ -1,12 +1,17 @@
-// A program built outside Strata's tree against an installed Strata: a task graph on the runtime
-// and a planned job on the node's program, each checked against a plain computation.
+// A program built outside Strata's tree against an installed Strata: a task graph on the runtime,
+// a radix sort with the device primitives and a planned job on the node's program, each checked
+// against a plain computation.
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <numeric>
 #include <string>
 #include <vector>
 
+#include "strata/device/backends.hpp"
 #include "strata/node/node.hpp"
+#include "strata/primitives/device_primitives.hpp"
 #include "strata/runtime/runtime.hpp"
 
 using strata::runtime::Access;
@@ -38,10 +43,33 @@ bool runtime_sum_of_squares() {
   return total == expected;
 }
 
+// Ten thousand keys sorted on the CPU device by the primitives' radix sort.
+bool primitives_sort() {
+  auto device = strata::device::make_cpu_device(strata::device::default_block_runner());
+  std::vector<std::uint32_t> keys(10'000);
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    keys[i] = static_cast<std::uint32_t>((i * 2654435761u) % 1000);
+  const std::size_t bytes = keys.size() * sizeof keys[0];
+  auto buffer = device->allocate(bytes);
+  using strata::device::QueueKind;
+  device->queue(QueueKind::host_to_device).copy_to_device(buffer, 0, keys.data(), bytes).wait();
+  {
+    strata::primitives::DevicePrimitives primitives(*device);
+    primitives.radix_sort(strata::primitives::span_of<std::uint32_t>(buffer, keys.size()), {})
+        .wait();
+  }
+  std::vector<std::uint32_t> sorted(keys.size());
+  device->queue(QueueKind::device_to_host).copy_to_host(sorted.data(), buffer, 0, bytes).wait();
+  std::sort(keys.begin(), keys.end());
+  std::printf("primitives: 10000 keys radix-sorted (%s)\n", sorted == keys ? "right" : "WRONG");
+  return sorted == keys;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (!runtime_sum_of_squares()) return 1;
+  if (!primitives_sort()) return 1;
   strata::node::Node node(argc, argv);
   strata::cluster::Program& program = node.program();
   program.define("fill", [](strata::cluster::OperationContext& context) {

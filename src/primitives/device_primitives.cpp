@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "hash_aggregate.hpp"
 #include "primitive_kernels.hpp"
 #include "strata/base/error.hpp"
 
@@ -408,6 +409,105 @@ Event DevicePrimitives::group_sums(const DeviceSpan& values, const Grouping& gro
                array_arg(grouping.group_starts), array_arg(grouping.group_sizes),
                array_arg(grouping.order), array_arg(values), array_arg(sums)},
               after);
+}
+
+Event DevicePrimitives::aggregate_by_key(const DeviceSpan& keys, const DeviceSpan& values,
+                                         const DeviceSpan& group_keys, const DeviceSpan& counts,
+                                         const DeviceSpan& sums, const DeviceSpan& groups,
+                                         std::span<const Event> after) {
+  constexpr const char* operation = "aggregate_by_key";
+  check_span(operation, "keys", keys);
+  check_span(operation, "values", values);
+  const std::uint64_t n = keys.count;
+  if (!is_scannable(keys.type) || !is_scannable(values.type) || values.count != n ||
+      n > std::numeric_limits<std::uint32_t>::max()) {
+    throw Error(fmt::format(
+        "aggregate_by_key: takes up to {} keys and as many values, each of i32, u32, i64, u64, "
+        "f32 or f64 ({} {} keys and {} {} values given)",
+        std::numeric_limits<std::uint32_t>::max(), n, device::to_string(keys.type), values.count,
+        device::to_string(values.type)));
+  }
+  check_type(operation, "group keys", group_keys, keys.type, n);
+  check_type(operation, "counts", counts, ElementType::u32, n);
+  check_type(operation, "sums", sums, values.type, n);
+  check_type(operation, "count of groups", groups, ElementType::u64, 1);
+  if (!cpu_ || n == 0) {
+    // Through the sort: the grouping's other outputs in scratch, which the lock below covers.
+    device::DeviceBuffer group_of = device_.allocate(std::max<std::uint64_t>(n, 1) * 4);
+    device::DeviceBuffer order = device_.allocate(std::max<std::uint64_t>(n, 1) * 4);
+    device::DeviceBuffer starts = device_.allocate(std::max<std::uint64_t>(n, 1) * 4);
+    const Grouping grouping{span_of<std::uint32_t>(group_of, n),
+                            span_of<std::uint32_t>(order, n),
+                            group_keys,
+                            span_of<std::uint32_t>(starts, n),
+                            counts,
+                            groups};
+    Event grouped = group_by(keys, grouping, after);
+    Event summed = group_sums(values, grouping, sums, std::span(&grouped, grouped ? 1 : 0));
+    if (!summed) summed = grouped;
+    std::lock_guard guard(lock_);
+    Scratch held;
+    held.push_back(std::make_unique<device::DeviceBuffer>(std::move(group_of)));
+    held.push_back(std::make_unique<device::DeviceBuffer>(std::move(order)));
+    held.push_back(std::make_unique<device::DeviceBuffer>(std::move(starts)));
+    retire(summed, std::move(held));
+    return summed;
+  }
+  std::lock_guard guard(lock_);
+  const std::uint64_t key_bytes = device::size_of(keys.type);
+  const std::uint64_t value_bytes = device::size_of(values.type);
+  const ElementType bits = key_bytes == 4 ? ElementType::u32 : ElementType::u64;
+  constexpr std::uint64_t partitions = detail::hash_partitions;
+  const std::uint64_t tiles = (n + cpu_tile - 1) / cpu_tile;
+  Scratch held;
+  device::DeviceBuffer& entry_keys = scratch(held, n * key_bytes);
+  device::DeviceBuffer& entry_counts = scratch(held, n * 4);
+  device::DeviceBuffer& entry_sums = scratch(held, n * value_bytes);
+  device::DeviceBuffer& bucket_starts = scratch(held, tiles * partitions * 4);
+  device::DeviceBuffer& bucket_sizes = scratch(held, tiles * partitions * 4);
+  device::DeviceBuffer& bucket_offsets = scratch(held, tiles * partitions * 4);
+  device::DeviceBuffer& merged_keys = scratch(held, n * key_bytes);
+  device::DeviceBuffer& merged_counts = scratch(held, n * 4);
+  device::DeviceBuffer& merged_sums = scratch(held, n * value_bytes);
+  device::DeviceBuffer& partition_groups = scratch(held, (partitions + 1) * 8);
+  device::Queue& queue = device_.queue(device::QueueKind::compute);
+  const auto cpu_geometry = [](std::uint64_t blocks) {
+    return device::LaunchGeometry{device::Dim3{blocks}, device::Dim3{1}, 1};
+  };
+  const KernelArg n_arg = KernelArg::value(n);
+  const KernelArg tile_arg = KernelArg::value(cpu_tile);
+  const KernelArg tiles_arg = KernelArg::value(tiles);
+  queue.launch(
+      kernel(detail::hash_tile_aggregate_kernel(bits, values.type)), cpu_geometry(tiles),
+      {n_arg, tile_arg, tiles_arg, as_bits(keys), array_arg(values),
+       KernelArg::array_of(entry_keys, bits), KernelArg::array<std::uint32_t>(entry_counts),
+       KernelArg::array_of(entry_sums, values.type), KernelArg::array<std::uint32_t>(bucket_starts),
+       KernelArg::array<std::uint32_t>(bucket_sizes),
+       KernelArg::array<std::uint32_t>(bucket_offsets)},
+      after);
+  // Partition-major bucket sizes scanned: where each partition's region starts.
+  const DeviceSpan offsets = span_of<std::uint32_t>(bucket_offsets, tiles * partitions);
+  enqueue_scan(offsets, offsets, false, {}, held);
+  queue.launch(
+      kernel(detail::hash_partition_merge_kernel(bits, values.type)), cpu_geometry(partitions),
+      {n_arg, tile_arg, tiles_arg, KernelArg::array_of(entry_keys, bits),
+       KernelArg::array<std::uint32_t>(entry_counts), KernelArg::array_of(entry_sums, values.type),
+       KernelArg::array<std::uint32_t>(bucket_starts),
+       KernelArg::array<std::uint32_t>(bucket_sizes),
+       KernelArg::array<std::uint32_t>(bucket_offsets), KernelArg::array_of(merged_keys, bits),
+       KernelArg::array<std::uint32_t>(merged_counts),
+       KernelArg::array_of(merged_sums, values.type),
+       KernelArg::array<std::uint64_t>(partition_groups)});
+  scan_sums(partition_groups, ElementType::u64, partitions);
+  Event done = queue.launch(
+      kernel(detail::hash_pack_kernel(bits, values.type)), cpu_geometry(partitions),
+      {tiles_arg, KernelArg::array<std::uint32_t>(bucket_offsets),
+       KernelArg::array<std::uint64_t>(partition_groups), KernelArg::array_of(merged_keys, bits),
+       KernelArg::array<std::uint32_t>(merged_counts),
+       KernelArg::array_of(merged_sums, values.type), as_bits(group_keys), array_arg(counts),
+       array_arg(sums), array_arg(groups)});
+  retire(done, std::move(held));
+  return done;
 }
 
 }  // namespace strata::primitives

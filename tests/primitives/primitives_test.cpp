@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "hash_aggregate.hpp"
 #include "strata/base/error.hpp"
 #include "strata/device/backends.hpp"
 #include "strata/primitives/device_primitives.hpp"
@@ -377,6 +378,77 @@ TEST_P(Primitives, GroupByGivesDenseIdsInKeyOrderSizesOrderAndSums) {
     floats.push_back(choices[(i * 7919) % 6]);
   }
   check_grouping<double, std::uint64_t>(device(), primitives, floats, "six float keys");
+}
+
+// aggregate_by_key against a std::map of the keys' bits: the same groups, counts and sums, in
+// whatever order the device gives them.
+template <typename K, typename U, typename V>
+void check_aggregate(Device& device, DevicePrimitives& primitives, const std::vector<K>& keys,
+                     const std::string& what) {
+  SCOPED_TRACE(what + ", " + std::to_string(keys.size()) + " keys of " + std::to_string(sizeof(K)) +
+               " bytes");
+  const std::size_t n = keys.size();
+  std::vector<V> values(n);
+  for (std::size_t i = 0; i < n; ++i)
+    values[i] = static_cast<V>(i % 997);
+  std::map<U, std::pair<std::uint32_t, V>> expected;
+  for (std::size_t i = 0; i < n; ++i) {
+    auto& [count, sum] = expected[order_bits<K, U>(keys[i])];
+    ++count;
+    sum += values[i];
+  }
+  const std::size_t room = std::max<std::size_t>(n, 1);
+  DeviceBuffer dkeys = upload(device, keys), dvalues = upload(device, values);
+  DeviceBuffer group_keys = device.allocate(room * sizeof(K)), counts = device.allocate(room * 4),
+               sums = device.allocate(room * sizeof(V)), groups = device.allocate(8);
+  const Event done = primitives.aggregate_by_key(
+      span_of<K>(dkeys, n), span_of<V>(dvalues, n), span_of<K>(group_keys, n),
+      span_of<std::uint32_t>(counts, n), span_of<V>(sums, n), span_of<std::uint64_t>(groups, 1));
+  const std::uint64_t count = download<std::uint64_t>(device, groups, 1, done)[0];
+  ASSERT_EQ(count, expected.size());
+  const auto got_keys = download<K>(device, group_keys, count, {});
+  const auto got_counts = download<std::uint32_t>(device, counts, count, {});
+  const auto got_sums = download<V>(device, sums, count, {});
+  std::map<U, std::pair<std::uint32_t, V>> got;
+  for (std::size_t g = 0; g < count; ++g) {
+    const bool added =
+        got.emplace(order_bits<K, U>(got_keys[g]), std::pair{got_counts[g], got_sums[g]}).second;
+    ASSERT_TRUE(added) << "group " << g << " repeats a key";
+  }
+  EXPECT_EQ(got, expected);
+}
+
+TEST_P(Primitives, AggregateByKeyCountsAndSumsEachKey) {
+  DevicePrimitives primitives(device());
+  for (std::size_t n : sizes) {
+    check_aggregate<std::uint32_t, std::uint32_t, std::int64_t>(
+        device(), primitives, random_values<std::uint32_t>(n, 1000, 31), "1000 distinct");
+    check_aggregate<std::uint64_t, std::uint64_t, std::uint32_t>(
+        device(), primitives, random_values<std::uint64_t>(n, ~0ull, 32), "all distinct");
+    check_aggregate<std::int32_t, std::uint32_t, double>(
+        device(), primitives, std::vector<std::int32_t>(n, 7), "all equal");
+  }
+  // Keys that collide in the CPU's hash: one partition, the same low 16 bits (one probe chain).
+  for (std::uint64_t hash : {std::uint64_t{0}, std::uint64_t{1} << 16, ~std::uint64_t{0}})
+    ASSERT_EQ(detail::hash_of_key(detail::key_of_hash(hash)), hash);
+  std::vector<std::uint64_t> colliding(70'000);
+  for (std::size_t i = 0; i < colliding.size(); ++i)
+    colliding[i] = detail::key_of_hash((std::uint64_t{i % 3000 + 1}) << 16);
+  check_aggregate<std::uint64_t, std::uint64_t, std::int64_t>(device(), primitives, colliding,
+                                                              "3000 keys of colliding hashes");
+  // Keys that differ only in their high bits.
+  std::vector<std::uint64_t> high(70'000);
+  for (std::size_t i = 0; i < high.size(); ++i)
+    high[i] = static_cast<std::uint64_t>(i % 300) << 32;
+  check_aggregate<std::uint64_t, std::uint64_t, std::int64_t>(device(), primitives, high,
+                                                              "high bits only");
+  std::vector<float> floats;
+  for (int i = 0; i < 10'000; ++i) {
+    const float choices[] = {0.0f, -0.0f, std::numeric_limits<float>::quiet_NaN(), -1.5f};
+    floats.push_back(choices[(i * 7919) % 4]);
+  }
+  check_aggregate<float, std::uint32_t, std::int64_t>(device(), primitives, floats,
+                                                      "four float keys");
 }
 
 TEST_P(Primitives, RadixSortOfKeysAlone) {

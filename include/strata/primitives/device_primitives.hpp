@@ -84,6 +84,17 @@ class DevicePrimitives {
   device::Event group_sums(const DeviceSpan& values, const Grouping& grouping,
                            const DeviceSpan& sums, std::span<const device::Event> after = {});
 
+  // Group and aggregate fused (the dandelion paper's §4.2): for each distinct key (equal bits,
+  // as group_by), its key, its number of records (u32) and the sum of their values (the values'
+  // type), and the number of groups to `groups` (one u64); the outputs have room for one group
+  // per record. The groups come in no promised order: on the CPU device by hash partition, then
+  // first appearance (records are hashed into tables per tile, merged per partition, never
+  // sorted); on OpenCL and CUDA in ascending key order (through group_by).
+  device::Event aggregate_by_key(const DeviceSpan& keys, const DeviceSpan& values,
+                                 const DeviceSpan& group_keys, const DeviceSpan& counts,
+                                 const DeviceSpan& sums, const DeviceSpan& groups,
+                                 std::span<const device::Event> after = {});
+
  private:
   using Scratch = std::vector<std::unique_ptr<device::DeviceBuffer>>;
   const device::CompiledKernel& kernel(device::KernelDefinition definition);
