@@ -10,12 +10,9 @@
 //        [--scan-only]   (writes PREFIX.md and PREFIX.json)
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstring>
-#include <ctime>
 #include <fstream>
 #include <numeric>
 #include <random>
@@ -23,7 +20,9 @@
 #include <thread>
 #include <vector>
 
+#include "bench_device.hpp"
 #include "bench_json.hpp"
+#include "bench_timing.hpp"
 #include "strata/base/error.hpp"
 #include "strata/device/backends.hpp"
 #include "strata/primitives/device_primitives.hpp"
@@ -35,15 +34,14 @@
 namespace {
 
 using namespace strata;
-using Clock = std::chrono::steady_clock;
 using primitives::span_of;
+using strata::bench::copy_from;
+using strata::bench::copy_to;
+using strata::bench::host_name;
 using strata::bench::json_list;
 using strata::bench::json_string;
 using strata::bench::median_of;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+using strata::bench::timed;
 
 std::vector<std::uint32_t> random_keys(std::size_t n, unsigned seed) {
   std::mt19937 engine(seed);
@@ -59,34 +57,6 @@ struct Series {
   std::size_t n = 0;
   std::vector<double> seconds;
 };
-
-// Times `run` `repetitions` times after `prepare` (untimed) each time.
-template <typename Prepare, typename Run>
-std::vector<double> timed(int repetitions, Prepare prepare, Run run) {
-  std::vector<double> seconds;
-  for (int r = 0; r < repetitions; ++r) {
-    prepare();
-    const auto start = Clock::now();
-    run();
-    seconds.push_back(seconds_since(start));
-  }
-  return seconds;
-}
-
-void copy_to(device::Device& device, const device::DeviceBuffer& buffer, const void* data,
-             std::size_t bytes) {
-  device.queue(device::QueueKind::host_to_device).copy_to_device(buffer, 0, data, bytes).wait();
-}
-
-template <typename T>
-std::vector<T> copy_from(device::Device& device, const device::DeviceBuffer& buffer,
-                         std::size_t n) {
-  std::vector<T> out(n);
-  device.queue(device::QueueKind::device_to_host)
-      .copy_to_host(out.data(), buffer, 0, n * sizeof(T))
-      .wait();
-  return out;
-}
 
 void check_sorted(const std::vector<std::uint32_t>& sorted, std::vector<std::uint32_t> keys,
                   const std::string& who) {
@@ -150,12 +120,6 @@ std::vector<double> device_scan(device::Device& device, const std::vector<std::u
     sum += in[i];
   }
   return seconds;
-}
-
-std::string host_name() {
-  char name[256] = {};
-  gethostname(name, sizeof name - 1);
-  return name;
 }
 
 }  // namespace
@@ -274,9 +238,7 @@ int main(int argc, char** argv) try {
   }
 
   // The report.
-  const std::time_t now = std::time(nullptr);
-  char date[32];
-  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  const std::string date = bench::utc_date();
   std::string command = "build/release/bin/bench_primitives";
   for (int i = 1; i < argc; ++i)
     command += std::string(" ") + argv[i];

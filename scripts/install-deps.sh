@@ -23,6 +23,8 @@ packages=(
   libopenmpi-dev openmpi-bin libhdf5-dev libhwloc-dev
   # lightning_gemm's comparison with cblas_sgemm
   libopenblas-dev
+  # the group-by benchmark's comparison with Abseil's flat_hash_map
+  libabsl-dev
 )
 
 missing=()

@@ -93,14 +93,44 @@ const device::CompiledKernel& DevicePrimitives::kernel(device::KernelDefinition 
 }
 
 device::DeviceBuffer& DevicePrimitives::scratch(Scratch& held, std::uint64_t bytes) {
-  // Each on its own: a queued kernel refers to its buffers by address until it ran.
-  held.push_back(
-      std::make_unique<device::DeviceBuffer>(device_.allocate(std::max<std::uint64_t>(bytes, 8))));
+  bytes = std::max<std::uint64_t>(bytes, 8);
+  recycle();
+  // The smallest spare buffer that fits, else a new one (each its own: a queued kernel refers to
+  // its buffers by address until it ran).
+  auto best = spare_.end();
+  for (auto it = spare_.begin(); it != spare_.end(); ++it)
+    if ((*it)->bytes() >= bytes && (best == spare_.end() || (*it)->bytes() < (*best)->bytes()))
+      best = it;
+  if (best != spare_.end()) {
+    spare_bytes_ -= (*best)->bytes();
+    held.push_back(std::move(*best));
+    spare_.erase(best);
+  } else {
+    held.push_back(std::make_unique<device::DeviceBuffer>(device_.allocate(bytes)));
+  }
   return *held.back();
 }
 
+void DevicePrimitives::recycle() {
+  for (auto& [event, buffers] : in_flight_) {
+    if (!event.done()) continue;
+    for (auto& buffer : buffers) {
+      spare_bytes_ += buffer->bytes();
+      spare_.push_back(std::move(buffer));
+    }
+    buffers.clear();
+  }
+  std::erase_if(in_flight_, [](const auto& entry) { return entry.second.empty(); });
+  // Over the limit: the smallest go first, the large ones are what allocating costs most.
+  std::sort(spare_.begin(), spare_.end(),
+            [](const auto& a, const auto& b) { return a->bytes() > b->bytes(); });
+  while (spare_bytes_ > spare_limit) {
+    spare_bytes_ -= spare_.back()->bytes();
+    spare_.pop_back();
+  }
+}
+
 void DevicePrimitives::retire(const Event& done, Scratch buffers) {
-  std::erase_if(in_flight_, [](const auto& entry) { return entry.first.done(); });
   in_flight_.emplace_back(done, std::move(buffers));
 }
 

@@ -20,58 +20,60 @@ std::uint32_t partition_of(std::uint64_t hash) {
   return static_cast<std::uint32_t>(hash >> 56);  // hash_partitions = 2^8
 }
 
-// Open addressing with linear probing over a power-of-two table that doubles at half load; the
-// groups in order of first insertion.
+// Open addressing with linear probing over a power-of-two table that doubles at a quarter load. A
+// slot holds its group (key, count, sum; a count of 0 marks it empty), so a probe reads one line. A
+// table keeps its size across tiles: tiles of one input have similar numbers of groups.
 template <typename U, typename T>
 class GroupTable {
  public:
-  void clear() {
-    order_.clear();
-    if (slots_.size() != initial)
-      slots_.assign(initial, -1);
-    else
-      std::fill(slots_.begin(), slots_.end(), -1);
-  }
-  void add(U key, std::uint64_t hash, std::uint32_t count, T sum) {
-    const std::size_t mask = slots_.size() - 1;
-    for (std::size_t at = hash & mask;; at = (at + 1) & mask) {
-      const std::int32_t group = slots_[at];
-      if (group < 0) {
-        slots_[at] = static_cast<std::int32_t>(order_.size());
-        order_.push_back(Group{key, hash, count, sum});
-        if (order_.size() * 2 > slots_.size()) grow();
-        return;
-      }
-      Group& found = order_[static_cast<std::size_t>(group)];
-      if (found.key == key) {
-        found.count += count;
-        found.sum += sum;
-        return;
-      }
-    }
-  }
   struct Group {
     U key;
-    std::uint64_t hash;
     std::uint32_t count;
     T sum;
   };
-  const std::vector<Group>& groups() const { return order_; }
-
- private:
-  static constexpr std::size_t initial = 1024;
-  void grow() {
-    slots_.assign(slots_.size() * 2, -1);
-    const std::size_t mask = slots_.size() - 1;
-    for (std::size_t g = 0; g < order_.size(); ++g) {
-      std::size_t at = order_[g].hash & mask;
-      while (slots_[at] >= 0)
-        at = (at + 1) & mask;
-      slots_[at] = static_cast<std::int32_t>(g);
+  void clear() {
+    std::fill(slots_.begin(), slots_.end(), Group{});
+    size_ = 0;
+  }
+  void add(U key, std::uint32_t count, T sum) {
+    for (std::size_t at = hash_of_key(key) & mask_;; at = (at + 1) & mask_) {
+      Group& slot = slots_[at];
+      if (slot.count == 0) {
+        slot = Group{key, count, sum};
+        if (++size_ * max_load > slots_.size()) grow();
+        return;
+      }
+      if (slot.key == key) {
+        slot.count += count;
+        slot.sum += sum;
+        return;
+      }
     }
   }
-  std::vector<std::int32_t> slots_ = std::vector<std::int32_t>(initial, -1);
-  std::vector<Group> order_;
+  // Calls f(group) for each group, in slot order.
+  template <typename F>
+  void for_each(F&& f) const {
+    for (const Group& slot : slots_)
+      if (slot.count != 0) f(slot);
+  }
+
+ private:
+  void grow() {
+    std::vector<Group> old(slots_.size() * 2);
+    old.swap(slots_);
+    mask_ = slots_.size() - 1;
+    for (const Group& group : old) {
+      if (group.count == 0) continue;
+      std::size_t at = hash_of_key(group.key) & mask_;
+      while (slots_[at].count != 0)
+        at = (at + 1) & mask_;
+      slots_[at] = group;
+    }
+  }
+  static constexpr std::size_t max_load = 4;  // slots per group at most: short, predictable probes
+  std::vector<Group> slots_ = std::vector<Group>(4096);
+  std::size_t mask_ = 4096 - 1;
+  std::size_t size_ = 0;
 };
 
 template <typename U, typename T>
@@ -99,11 +101,10 @@ void cpu_tile_aggregate(const CpuBlock& block) {
   const std::uint64_t last = std::min(n, first + tile);
   GroupTable<U, T>& groups = table<U, T>();
   for (std::uint64_t i = first; i < last; ++i)
-    groups.add(keys[i], hash_of_key(keys[i]), 1, values[i]);
+    groups.add(keys[i], 1, values[i]);
   // The tile's groups bucketed by partition, each bucket in order of first appearance.
   std::array<std::uint32_t, hash_partitions> sizes{};
-  for (const auto& group : groups.groups())
-    ++sizes[partition_of(group.hash)];
+  groups.for_each([&](const auto& group) { ++sizes[partition_of(hash_of_key(group.key))]; });
   std::array<std::uint32_t, hash_partitions> next{};
   std::uint32_t start = 0;
   for (std::uint32_t p = 0; p < hash_partitions; ++p) {
@@ -113,12 +114,12 @@ void cpu_tile_aggregate(const CpuBlock& block) {
     bucket_offsets[p * tiles + t] = sizes[p];
     start += sizes[p];
   }
-  for (const auto& group : groups.groups()) {
-    const std::uint64_t at = first + next[partition_of(group.hash)]++;
+  groups.for_each([&](const auto& group) {
+    const std::uint64_t at = first + next[partition_of(hash_of_key(group.key))]++;
     entry_keys[at] = group.key;
     entry_counts[at] = group.count;
     entry_sums[at] = group.sum;
-  }
+  });
 }
 
 template <typename U, typename T>
@@ -141,17 +142,17 @@ void cpu_partition_merge(const CpuBlock& block) {
     const std::uint64_t from = t * tile + bucket_starts[t * hash_partitions + p];
     const std::uint64_t to = from + bucket_sizes[p * tiles + t];
     for (std::uint64_t e = from; e < to; ++e)
-      groups.add(entry_keys[e], hash_of_key(entry_keys[e]), entry_counts[e], entry_sums[e]);
+      groups.add(entry_keys[e], entry_counts[e], entry_sums[e]);
   }
   // Into the partition's region: it holds every bucket of the partition, at least its groups.
   const std::uint64_t region = bucket_offsets[p * tiles];
   std::uint64_t g = region;
-  for (const auto& group : groups.groups()) {
+  groups.for_each([&](const auto& group) {
     merged_keys[g] = group.key;
     merged_counts[g] = group.count;
     merged_sums[g] = group.sum;
     ++g;
-  }
+  });
   partition_groups[p] = g - region;
 }
 

@@ -112,10 +112,12 @@ class DevicePrimitives {
   // Elements per tile, and the geometry of a launch of one tile per CPU call or work-group.
   std::uint64_t tile() const;
   device::LaunchGeometry tiles_geometry(std::uint64_t tiles) const;
-  // A new buffer of at least `bytes`, kept in `held`.
+  // A buffer of at least `bytes` (a spare, else a new one), kept in `held`.
   device::DeviceBuffer& scratch(Scratch& held, std::uint64_t bytes);
-  // Keeps `buffers` until `done` (and drops those of operations done since).
+  // Keeps `buffers` until `done`.
   void retire(const device::Event& done, Scratch buffers);
+  // Moves the buffers of finished operations to the spares, trimmed to spare_limit.
+  void recycle();
 
   device::Device& device_;
   const bool cpu_;
@@ -123,6 +125,11 @@ class DevicePrimitives {
   std::map<std::string, std::shared_ptr<const device::CompiledKernel>> kernels_;
   // Scratch buffers of operations enqueued and not known to be done, with their last event.
   std::vector<std::pair<device::Event, Scratch>> in_flight_;
+  // Scratch buffers whose operations are done, kept for the next ones (largest first): a fresh
+  // buffer costs page faults on the CPU and an allocation on a GPU. At most spare_limit bytes.
+  static constexpr std::uint64_t spare_limit = std::uint64_t{1} << 30;
+  Scratch spare_;
+  std::uint64_t spare_bytes_ = 0;
 };
 
 }  // namespace strata::primitives
