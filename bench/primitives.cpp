@@ -147,17 +147,9 @@ int main(int argc, char** argv) try {
       throw Error("unknown option " + flag);
     }
   }
-  Config config;
-  config.section<device::DeviceSettings>().backends = "cpu,opencl";
-  device::DeviceSet set = device::discover_devices(config);
-  device::Device* cpu = nullptr;
-  device::Device* opencl = nullptr;
-  for (auto& device : set.devices) {
-    if (device->info().backend == device::BackendKind::cpu && cpu == nullptr) cpu = device.get();
-    if (device->info().backend == device::BackendKind::opencl && opencl == nullptr)
-      opencl = device.get();
-  }
-  if (cpu == nullptr) throw Error("no CPU device");
+  bench::CpuAndOpenCl devices;
+  device::Device* cpu = devices.cpu;
+  device::Device* opencl = devices.opencl;
   const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
   std::vector<Series> series;
   std::vector<std::size_t> sizes;
