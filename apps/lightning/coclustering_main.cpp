@@ -18,8 +18,8 @@
 #include "lightning/program.hpp"
 #include "lightning/run_options.hpp"
 #include "strata/array/arrays.hpp"
-#include "strata/array/npy.hpp"
 #include "strata/base/error.hpp"
+#include "strata/store/npy.hpp"
 
 namespace {
 
@@ -162,8 +162,8 @@ int main(int argc, char** argv) {
   return lightning::exit_status("lightning_coclustering", [&] {
     lightning::PlantedMatrix data;
     if (!options.input.empty()) {
-      array::NpyHeader header;
-      const std::vector<std::byte> bytes = array::read_npy(options.input, header);
+      store::NpyHeader header;
+      const std::vector<std::byte> bytes = store::read_npy(options.input, header);
       if (header.type != device::ElementType::f32 || header.shape.size() != 2) {
         throw Error(
             fmt::format("'{}': co-clustering takes a 2-D matrix of float32 (f32), not a "
@@ -213,7 +213,7 @@ int main(int argc, char** argv) {
         outcome.timed.seconds, outcome.timed.seconds / options.iterations,
         cells * 4 * options.iterations / outcome.timed.seconds / 1e9, outcome.result.error);
     if (!options.save_matrix.empty()) {
-      array::write_npy(options.save_matrix, device::ElementType::f32, {options.rows, options.cols},
+      store::write_npy(options.save_matrix, device::ElementType::f32, {options.rows, options.cols},
                        std::as_bytes(std::span(data.values)));
     }
     if (!options.labels.empty()) {

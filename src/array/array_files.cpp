@@ -3,19 +3,19 @@
 #include <filesystem>
 
 #include "strata/array/arrays.hpp"
-#include "strata/array/npy.hpp"
 #include "strata/base/error.hpp"
+#include "strata/store/npy.hpp"
 #if STRATA_ARRAY_WITH_HDF5
 #include "hdf5_kinds.hpp"
-#include "strata/array/hdf5_file.hpp"
+#include "strata/store/hdf5_file.hpp"
 #endif
 
 namespace strata::array {
 
 Array Arrays::load_npy(const std::string& path, std::string name,
                        const Distribution& distribution) {
-  NpyHeader header;
-  const std::vector<std::byte> data = read_npy(path, header);
+  store::NpyHeader header;
+  const std::vector<std::byte> data = store::read_npy(path, header);
   Array array = create(std::move(name), header.type, header.shape, distribution);
   write(array, data);
   return array;
@@ -24,9 +24,9 @@ Array Arrays::load_npy(const std::string& path, std::string name,
 void Arrays::save_npy(const Array& array, const std::string& path) {
   const std::vector<std::byte> data = read(array, Region::whole(array.shape()));
   const Shape& shape = array.shape();
-  write_npy(path, array.type(),
-            std::vector<std::uint64_t>(shape.extent.begin(), shape.extent.begin() + shape.dims),
-            data);
+  store::write_npy(
+      path, array.type(),
+      std::vector<std::uint64_t>(shape.extent.begin(), shape.extent.begin() + shape.dims), data);
 }
 
 #if STRATA_ARRAY_WITH_HDF5
@@ -46,7 +46,7 @@ detail::Hdf5Box box_of(const std::string& path, const std::string& dataset, cons
 
 Array Arrays::load_hdf5(const std::string& path, const std::string& dataset, std::string name,
                         const Distribution& distribution) {
-  const Hdf5Dataset found = describe_hdf5_dataset(path, dataset);
+  const store::Hdf5Dataset found = store::describe_hdf5_dataset(path, dataset);
   Array array = create(std::move(name), found.type, found.shape, distribution);
   const cluster::PlanBatch batch(driver_);
   for (const ArrayChunk& chunk : array.chunks()) {
@@ -65,7 +65,8 @@ void Arrays::save_hdf5(const Array& array, const std::string& path, const std::s
   const std::vector<std::uint64_t> extents(shape.extent.begin(), shape.extent.begin() + shape.dims);
   // The dataset's elements have their place in the file from its creation: every rank writes its
   // own chunks' boxes there, all at once.
-  const std::uint64_t data_offset = create_hdf5_dataset(partial, dataset, array.type(), extents);
+  const std::uint64_t data_offset =
+      store::create_hdf5_dataset(partial, dataset, array.type(), extents);
   {
     const cluster::PlanBatch batch(driver_);
     const auto& chunks = array.chunks();

@@ -3,9 +3,9 @@
 #include <cstddef>
 #include <span>
 
-#include "strata/array/hdf5_file.hpp"
 #include "strata/base/error.hpp"
 #include "strata/cluster/serialization.hpp"
+#include "strata/store/hdf5_file.hpp"
 
 namespace strata::array::detail {
 namespace {
@@ -28,10 +28,10 @@ void submit_io(cluster::PlanContext& context, const cluster::PlanOp& op, bool re
         const memory::ChunkView view = staging.view(task, data);
         std::span<std::byte> bytes(static_cast<std::byte*>(view.host), view.bytes);
         if (read) {
-          read_hdf5_box(box.path, box.dataset, box.region(), box.type, bytes);
+          store::read_hdf5_box(box.path, box.dataset, box.region(), box.type, bytes);
         } else {
-          write_hdf5_box_at(box.path, box.dataset, box.data_offset, box.shape, box.region(),
-                            box.type, bytes);
+          store::write_hdf5_box_at(box.path, box.dataset, box.data_offset, box.shape, box.region(),
+                                   box.type, bytes);
         }
       },
       op.accesses);

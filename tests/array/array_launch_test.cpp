@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "array_launch_support.hpp"
-#include "strata/array/npy.hpp"
+#include "strata/store/npy.hpp"
 
 namespace strata::array::testing {
 namespace {
@@ -557,8 +557,8 @@ TEST(ArrayFiles, ANumpyFileGoesThroughTheRanksAndBack) {
   EXPECT_EQ(density.type(), device::ElementType::f64);
   const std::string copy = ::testing::TempDir() + "density-copy.npy";
   arrays.save_npy(density, copy);
-  NpyHeader original_header, copy_header;
-  EXPECT_EQ(read_npy(copy, copy_header), read_npy(sample, original_header));
+  store::NpyHeader original_header, copy_header;
+  EXPECT_EQ(store::read_npy(copy, copy_header), store::read_npy(sample, original_header));
   EXPECT_EQ(copy_header.shape, original_header.shape);
   arrays.destroy(density);
   const std::string bad = ::testing::TempDir() + "not-numpy.npy";

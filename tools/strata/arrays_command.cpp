@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #if STRATA_CLI_WITH_HDF5
-#include "strata/array/hdf5_file.hpp"
+#include "strata/store/hdf5_file.hpp"
 #endif
 #include "strata/base/units.hpp"
 #include "strata/device/backends.hpp"
@@ -28,7 +28,7 @@ namespace {
 constexpr std::uint64_t chunk_target_bytes = 512ull << 20;
 
 // Row blocks with chunks of at most chunk_target_bytes and at least one per device.
-std::string proposed_distribution(const array::Hdf5Dataset& dataset, std::size_t devices) {
+std::string proposed_distribution(const store::Hdf5Dataset& dataset, std::size_t devices) {
   std::uint64_t elements = 1;
   for (std::uint64_t extent : dataset.shape)
     elements *= extent;
@@ -47,11 +47,11 @@ std::string proposed_distribution(const array::Hdf5Dataset& dataset, std::size_t
 }  // namespace
 
 int run_arrays_command(const EffectiveConfig& effective, const ArraysOptions& options) {
-  const std::vector<array::Hdf5Dataset> datasets = array::list_hdf5_datasets(options.file);
+  const std::vector<store::Hdf5Dataset> datasets = store::list_hdf5_datasets(options.file);
   const device::DeviceSet devices = device::discover_devices(effective.config);
   const std::size_t places = std::max<std::size_t>(1, devices.devices.size());
   fmt::print("{}: {} dataset{}\n", options.file, datasets.size(), datasets.size() == 1 ? "" : "s");
-  for (const array::Hdf5Dataset& dataset : datasets) {
+  for (const store::Hdf5Dataset& dataset : datasets) {
     if (!dataset.unsupported.empty()) {
       fmt::print("  {}  ({})  not an array Strata holds: {}\n", dataset.name,
                  fmt::join(dataset.shape, "x"), dataset.unsupported);

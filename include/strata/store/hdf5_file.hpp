@@ -1,19 +1,19 @@
 #pragma once
-// HDF5 files for distributed arrays: the datasets a file holds (name, element type, shape) and
-// reads and writes of one box (hyperslab) of a dataset — what each rank does for its own chunks,
-// so no array is gathered on one rank. Errors name the file, the dataset and what was expected.
-// Calls into the HDF5 library are serialized within the process (Debian's serial build is not
-// thread-safe); write_hdf5_box_at does not call it.
+// HDF5 files of n-d data, below the front ends: the datasets a file holds (name, element type,
+// shape) and reads and writes of one box (hyperslab) of a dataset — what each rank does for its
+// own chunks of an array, and what the box store's HDF5 backend writes. Errors name the file, the
+// dataset and what was expected. Calls into the HDF5 library are serialized within the process
+// (Debian's serial build is not thread-safe); write_hdf5_box_at does not call it.
 
 #include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
 
-#include "strata/array/region.hpp"
 #include "strata/device/element_type.hpp"
+#include "strata/store/region.hpp"
 
-namespace strata::array {
+namespace strata::store {
 
 struct Hdf5Dataset {
   std::string name;  // its path in the file, e.g. "/images/cells"
@@ -46,4 +46,4 @@ void write_hdf5_box_at(const std::string& path, const std::string& dataset,
 void write_hdf5_box(const std::string& path, const std::string& dataset, const Region& region,
                     device::ElementType type, std::span<const std::byte> values);
 
-}  // namespace strata::array
+}  // namespace strata::store

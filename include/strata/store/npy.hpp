@@ -10,7 +10,7 @@
 
 #include "strata/device/element_type.hpp"
 
-namespace strata::array {
+namespace strata::store {
 
 struct NpyHeader {
   device::ElementType type = device::ElementType::f64;
@@ -30,4 +30,4 @@ std::vector<std::byte> read_npy(const std::string& path, NpyHeader& header);
 void write_npy(const std::string& path, device::ElementType type,
                const std::vector<std::uint64_t>& shape, std::span<const std::byte> data);
 
-}  // namespace strata::array
+}  // namespace strata::store

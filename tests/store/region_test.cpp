@@ -1,6 +1,6 @@
 // Regions: extents, containment and intersection of n-d boxes of an array's index space.
 
-#include "strata/array/region.hpp"
+#include "strata/store/region.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 
 #include "strata/base/error.hpp"
 
-namespace strata::array {
+namespace strata::store {
 namespace {
 
 TEST(Region, ExtentsElementsAndText) {
@@ -47,4 +47,4 @@ TEST(Region, IntersectionIsTheCommonElementsOrNothing) {
 }
 
 }  // namespace
-}  // namespace strata::array
+}  // namespace strata::store

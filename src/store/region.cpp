@@ -1,4 +1,4 @@
-#include "strata/array/region.hpp"
+#include "strata/store/region.hpp"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 
 #include "strata/base/error.hpp"
 
-namespace strata::array {
+namespace strata::store {
 
 Shape Shape::of(std::span<const std::uint64_t> extents, const std::string& what) {
   if (extents.empty() || extents.size() > 3) {
@@ -108,4 +108,4 @@ std::string Region::describe() const {
   return text + "]";
 }
 
-}  // namespace strata::array
+}  // namespace strata::store

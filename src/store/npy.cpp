@@ -1,4 +1,4 @@
-#include "strata/array/npy.hpp"
+#include "strata/store/npy.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -11,7 +11,7 @@
 
 #include "strata/base/error.hpp"
 
-namespace strata::array {
+namespace strata::store {
 namespace {
 
 constexpr std::array<unsigned char, 6> magic{0x93, 'N', 'U', 'M', 'P', 'Y'};
@@ -190,4 +190,4 @@ void write_npy(const std::string& path, device::ElementType type,
   std::filesystem::rename(temporary, path);
 }
 
-}  // namespace strata::array
+}  // namespace strata::store

@@ -2,7 +2,7 @@
 // wrote (matplotlib's sample data) reads with its type and shape, and files this cannot read are
 // errors that name the file and what was expected.
 
-#include "strata/array/npy.hpp"
+#include "strata/store/npy.hpp"
 
 #include <gtest/gtest.h>
 
@@ -13,16 +13,15 @@
 #include <string>
 
 #include "strata/base/error.hpp"
+#include "temp_path.hpp"
 
-namespace strata::array {
+namespace strata::store {
 namespace {
 
 const std::string matplotlib_sample =
     "/usr/share/matplotlib/mpl-data/sample_data/axes_grid/bivariate_normal.npy";
 
-std::string temp_path(const std::string& name) {
-  return ::testing::TempDir() + name;
-}
+using testing::temp_path;
 
 std::string message_of(const std::string& path) {
   try {
@@ -120,4 +119,4 @@ TEST(Npy, FilesItCannotReadAreErrorsNamingTheFileAndWhatWasExpected) {
 }
 
 }  // namespace
-}  // namespace strata::array
+}  // namespace strata::store

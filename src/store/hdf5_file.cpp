@@ -1,4 +1,4 @@
-#include "strata/array/hdf5_file.hpp"
+#include "strata/store/hdf5_file.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -14,7 +14,7 @@
 
 #include "strata/base/error.hpp"
 
-namespace strata::array {
+namespace strata::store {
 namespace {
 
 std::mutex& library_lock() {
@@ -300,4 +300,4 @@ void write_hdf5_box(const std::string& path, const std::string& dataset, const R
   }
 }
 
-}  // namespace strata::array
+}  // namespace strata::store

@@ -2,7 +2,7 @@
 // what was written, datasets Strata cannot hold say why, errors name the file and the dataset,
 // and `strata arrays info` lists a file with a distribution proposed for this machine.
 
-#include "strata/array/hdf5_file.hpp"
+#include "strata/store/hdf5_file.hpp"
 
 #include <gtest/gtest.h>
 
@@ -19,13 +19,12 @@
 #include <vector>
 
 #include "strata/base/error.hpp"
+#include "temp_path.hpp"
 
-namespace strata::array {
+namespace strata::store {
 namespace {
 
-std::string temp_path(const std::string& name) {
-  return ::testing::TempDir() + name;
-}
+using testing::temp_path;
 
 template <typename F>
 std::string message_of(F call) {
@@ -207,4 +206,4 @@ TEST(ArraysInfo, ListsTheDatasetsWithADistributionForThisMachine) {
 #endif
 
 }  // namespace
-}  // namespace strata::array
+}  // namespace strata::store
