@@ -1,4 +1,4 @@
-#include "io_threads.hpp"
+#include "strata/memory/io_threads.hpp"
 
 #include <algorithm>
 

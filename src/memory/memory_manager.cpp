@@ -9,11 +9,11 @@
 #include <future>
 #include <limits>
 
-#include "io_threads.hpp"
 #include "manager_records.hpp"
 #include "strata/base/log.hpp"
 #include "strata/base/units.hpp"
 #include "strata/device/errors.hpp"
+#include "strata/memory/io_threads.hpp"
 
 namespace strata::memory {
 

@@ -7,9 +7,9 @@
 
 #include <algorithm>
 
-#include "io_threads.hpp"
 #include "manager_records.hpp"
 #include "strata/base/log.hpp"
+#include "strata/memory/io_threads.hpp"
 #include "strata/memory/memory_manager.hpp"
 
 namespace strata::memory {

@@ -150,6 +150,28 @@ std::pair<Handle, Handle> select(hid_t dataset_id, const Region& region) {
   return {std::move(file_space), std::move(memory_space)};
 }
 
+void add_attribute(hid_t dataset_id, const Hdf5Attribute& attribute, const std::string& path,
+                   const std::string& dataset) {
+  herr_t status = 0;
+  if (!attribute.text.empty()) {
+    const Handle type(H5Tcopy(H5T_C_S1), H5Tclose);
+    H5Tset_size(type.get(), attribute.text.size());
+    const Handle space(H5Screate(H5S_SCALAR), H5Sclose);
+    const Handle made(H5Acreate2(dataset_id, attribute.name.c_str(), type.get(), space.get(),
+                                 H5P_DEFAULT, H5P_DEFAULT),
+                      H5Aclose);
+    status = made.ok() ? H5Awrite(made.get(), type.get(), attribute.text.data()) : -1;
+  } else {
+    const hsize_t count = attribute.numbers.size();
+    const Handle space(H5Screate_simple(1, &count, nullptr), H5Sclose);
+    const Handle made(H5Acreate2(dataset_id, attribute.name.c_str(), H5T_STD_I64LE, space.get(),
+                                 H5P_DEFAULT, H5P_DEFAULT),
+                      H5Aclose);
+    status = made.ok() ? H5Awrite(made.get(), H5T_NATIVE_INT64, attribute.numbers.data()) : -1;
+  }
+  if (status < 0) fail(path, dataset, fmt::format("cannot write attribute '{}'", attribute.name));
+}
+
 void check_region(const std::string& path, const std::string& dataset, const Hdf5Dataset& found,
                   const Region& region, device::ElementType type, std::size_t bytes) {
   if (!found.unsupported.empty()) fail(path, dataset, found.unsupported);
@@ -168,6 +190,39 @@ void check_region(const std::string& path, const std::string& dataset, const Hdf
     fail(path, dataset,
          fmt::format("{} bytes for box {} of {}", bytes, region.describe(),
                      device::to_string(type)));
+  }
+}
+
+// Calls `run(at, from, bytes)` for each run of `region` contiguous in a row-major dataset of
+// `shape`: `at` bytes from the dataset's first element, `from` bytes into the region's own
+// elements; the innermost dimensions the region covers whole go as one run with the next one
+// out. Stops at the first error `run` returns (empty: none) and returns it.
+template <typename Run>
+std::string for_each_run(const std::vector<std::uint64_t>& shape, const Region& region,
+                         device::ElementType type, Run run) {
+  const std::uint32_t dims = region.dims;
+  const std::uint64_t element = device::size_of(type);
+  std::array<std::uint64_t, 3> stride{1, 1, 1};  // elements between indices, per dimension
+  for (std::uint32_t d = dims - 1; d > 0; --d)
+    stride[d - 1] = stride[d] * shape[d];
+  std::uint32_t outer = dims - 1;
+  while (outer > 0 && region.lo[outer] == 0 && region.hi[outer] == shape[outer])
+    --outer;
+  const std::uint64_t bytes = (region.hi[outer] - region.lo[outer]) * stride[outer] * element;
+  std::array<std::uint64_t, 3> at = region.lo;
+  for (std::uint64_t from = 0;; from += bytes) {
+    std::uint64_t index = 0;
+    for (std::uint32_t d = 0; d < dims; ++d)
+      index += at[d] * stride[d];
+    std::string error = run(index * element, from, bytes);
+    if (!error.empty()) return error;
+    // The next run: the indices of the dimensions outside `outer` advance, innermost first.
+    bool more = false;
+    for (std::uint32_t d = outer; d-- > 0 && !more;) {
+      more = ++at[d] < region.hi[d];
+      if (!more) at[d] = region.lo[d];
+    }
+    if (!more) return {};
   }
 }
 
@@ -206,8 +261,8 @@ void read_hdf5_box(const std::string& path, const std::string& dataset, const Re
 }
 
 std::uint64_t create_hdf5_dataset(const std::string& path, const std::string& dataset,
-                                  device::ElementType type,
-                                  const std::vector<std::uint64_t>& shape) {
+                                  device::ElementType type, const std::vector<std::uint64_t>& shape,
+                                  const std::vector<Hdf5Attribute>& attributes) {
   const std::lock_guard guard(library_lock());
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
   const Handle file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
@@ -227,6 +282,8 @@ std::uint64_t create_hdf5_dataset(const std::string& path, const std::string& da
                                links.get(), creation.get(), H5P_DEFAULT),
                     H5Dclose);
   if (!made.ok()) fail(path, dataset, "cannot create the dataset");
+  for (const Hdf5Attribute& attribute : attributes)
+    add_attribute(made.get(), attribute, path, dataset);
   const haddr_t offset = H5Dget_offset(made.get());
   if (offset == HADDR_UNDEF) fail(path, dataset, "the new dataset has no place in the file");
   return offset;
@@ -240,51 +297,66 @@ void write_hdf5_box_at(const std::string& path, const std::string& dataset,
   expected.type = type;
   expected.shape = shape;
   check_region(path, dataset, expected, region, type, values.size());
-  const std::uint32_t dims = region.dims;
-  const std::uint64_t element = device::size_of(type);
-  // Elements between consecutive indices of each dimension, in the file (row-major).
-  std::array<std::uint64_t, 3> stride{1, 1, 1};
-  for (std::uint32_t d = dims - 1; d > 0; --d)
-    stride[d - 1] = stride[d] * shape[d];
-  // The box is a set of runs contiguous in the file: the innermost dimensions it covers whole,
-  // plus the next one out; the dimensions outside that are iterated.
-  std::uint32_t outer = dims - 1;
-  while (outer > 0 && region.lo[outer] == 0 && region.hi[outer] == shape[outer])
-    --outer;
-  const std::uint64_t run = (region.hi[outer] - region.lo[outer]) * stride[outer] * element;
   const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
   if (fd < 0) fail(path, dataset, fmt::format("cannot open it to write: {}", std::strerror(errno)));
-  std::array<std::uint64_t, 3> at = region.lo;
-  std::size_t from = 0;
-  std::string error;
-  while (error.empty()) {
-    std::uint64_t index = 0;
-    for (std::uint32_t d = 0; d < dims; ++d)
-      index += at[d] * stride[d];
-    for (std::uint64_t done = 0; done < run && error.empty();) {
-      const ssize_t wrote = ::pwrite(fd, values.data() + from + done, run - done,
-                                     static_cast<off_t>(data_offset + index * element + done));
-      if (wrote > 0) {
-        done += static_cast<std::uint64_t>(wrote);
-      } else if (wrote == 0) {
-        error = "nothing was written";
-      } else if (errno != EINTR) {
-        error = std::strerror(errno);
-      }
-    }
-    from += run;
-    // The next run: the indices of the dimensions outside `outer` advance, innermost first.
-    bool more = false;
-    for (std::uint32_t d = outer; d-- > 0 && !more;) {
-      more = ++at[d] < region.hi[d];
-      if (!more) at[d] = region.lo[d];
-    }
-    if (!more) break;
-  }
+  std::string error = for_each_run(
+      shape, region, type, [&](std::uint64_t at, std::uint64_t from, std::uint64_t run) {
+        for (std::uint64_t done = 0; done < run;) {
+          const ssize_t wrote = ::pwrite(fd, values.data() + from + done, run - done,
+                                         static_cast<off_t>(data_offset + at + done));
+          if (wrote > 0) {
+            done += static_cast<std::uint64_t>(wrote);
+          } else if (wrote == 0) {
+            return std::string("nothing was written");
+          } else if (errno != EINTR) {
+            return std::string(std::strerror(errno));
+          }
+        }
+        return std::string();
+      });
   if (::close(fd) != 0 && error.empty()) error = std::strerror(errno);
   if (!error.empty()) {
     fail(path, dataset, fmt::format("writing box {} failed: {}", region.describe(), error));
   }
+}
+
+void read_hdf5_box_at(const std::string& path, const std::string& dataset,
+                      std::uint64_t data_offset, const std::vector<std::uint64_t>& shape,
+                      const Region& region, device::ElementType type, std::span<std::byte> out) {
+  Hdf5Dataset expected;
+  expected.type = type;
+  expected.shape = shape;
+  check_region(path, dataset, expected, region, type, out.size());
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) fail(path, dataset, fmt::format("cannot open it to read: {}", std::strerror(errno)));
+  const std::string error = for_each_run(
+      shape, region, type, [&](std::uint64_t at, std::uint64_t from, std::uint64_t run) {
+        for (std::uint64_t done = 0; done < run;) {
+          const ssize_t got = ::pread(fd, out.data() + from + done, run - done,
+                                      static_cast<off_t>(data_offset + at + done));
+          if (got > 0) {
+            done += static_cast<std::uint64_t>(got);
+          } else if (got == 0) {
+            return std::string("the file ends before the box");
+          } else if (errno != EINTR) {
+            return std::string(std::strerror(errno));
+          }
+        }
+        return std::string();
+      });
+  ::close(fd);
+  if (!error.empty()) {
+    fail(path, dataset, fmt::format("reading box {} failed: {}", region.describe(), error));
+  }
+}
+
+std::uint64_t hdf5_dataset_offset(const std::string& path, const std::string& dataset) {
+  const std::lock_guard guard(library_lock());
+  const Handle file = open_file(path, H5F_ACC_RDONLY);
+  const Handle opened = open_dataset(file, path, dataset);
+  const haddr_t offset = H5Dget_offset(opened.get());
+  if (offset == HADDR_UNDEF) fail(path, dataset, "its elements are not contiguous in the file");
+  return offset;
 }
 
 void write_hdf5_box(const std::string& path, const std::string& dataset, const Region& region,

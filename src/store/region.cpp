@@ -101,6 +101,31 @@ std::optional<Region> Region::intersect(const Region& other) const {
   return both;
 }
 
+std::vector<Region> Region::minus(const Region& other) const {
+  if (empty()) return {};
+  const std::optional<Region> both = intersect(other);
+  if (!both) return {*this};
+  // Peels off, dimension by dimension, the slabs below and above `other`; what is left of this
+  // region then lies within it.
+  std::vector<Region> parts;
+  Region left = *this;
+  for (std::uint32_t d = 0; d < dims; ++d) {
+    if (left.lo[d] < both->lo[d]) {
+      Region below = left;
+      below.hi[d] = both->lo[d];
+      parts.push_back(below);
+    }
+    if (both->hi[d] < left.hi[d]) {
+      Region above = left;
+      above.lo[d] = both->hi[d];
+      parts.push_back(above);
+    }
+    left.lo[d] = both->lo[d];
+    left.hi[d] = both->hi[d];
+  }
+  return parts;
+}
+
 std::string Region::describe() const {
   std::string text = "[";
   for (std::uint32_t d = 0; d < dims; ++d)

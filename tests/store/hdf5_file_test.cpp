@@ -18,8 +18,8 @@
 #include <thread>
 #include <vector>
 
+#include "store_test_support.hpp"
 #include "strata/base/error.hpp"
-#include "temp_path.hpp"
 
 namespace strata::store {
 namespace {

@@ -12,8 +12,8 @@
 #include <fstream>
 #include <string>
 
+#include "store_test_support.hpp"
 #include "strata/base/error.hpp"
-#include "temp_path.hpp"
 
 namespace strata::store {
 namespace {

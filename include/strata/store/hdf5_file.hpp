@@ -29,11 +29,28 @@ Hdf5Dataset describe_hdf5_dataset(const std::string& path, const std::string& da
 // Reads `region` of the dataset into `out` (row-major, the region's elements of `type`).
 void read_hdf5_box(const std::string& path, const std::string& dataset, const Region& region,
                    device::ElementType type, std::span<std::byte> out);
+// An attribute of a dataset: a string, or (when `text` is empty) 64-bit integers.
+struct Hdf5Attribute {
+  std::string name;
+  std::string text;
+  std::vector<std::int64_t> numbers;
+};
+
 // Creates (or replaces) the file with one dataset of `type` and `shape`, contiguous and with its
-// space allocated (not filled) at creation; returns where its elements start in the file.
+// space allocated (not filled) at creation, with `attributes` on it; returns where its elements
+// start in the file.
 std::uint64_t create_hdf5_dataset(const std::string& path, const std::string& dataset,
-                                  device::ElementType type,
-                                  const std::vector<std::uint64_t>& shape);
+                                  device::ElementType type, const std::vector<std::uint64_t>& shape,
+                                  const std::vector<Hdf5Attribute>& attributes = {});
+// Where the elements of a contiguous dataset start in the file (throws naming the file and the
+// dataset if it is not contiguous and allocated).
+std::uint64_t hdf5_dataset_offset(const std::string& path, const std::string& dataset);
+// Reads `region` of a contiguous dataset whose elements start at `data_offset` and whose shape
+// is `shape` into `out`: plain positioned reads of the box's runs, no HDF5 call, as
+// write_hdf5_box_at writes them.
+void read_hdf5_box_at(const std::string& path, const std::string& dataset,
+                      std::uint64_t data_offset, const std::vector<std::uint64_t>& shape,
+                      const Region& region, device::ElementType type, std::span<std::byte> out);
 // Writes `values` (row-major, the region's elements) into `region` of a dataset made by
 // create_hdf5_dataset, whose elements start at `data_offset` in the file and whose shape is
 // `shape`: plain positioned writes of the box's runs, no HDF5 call, so any number of processes

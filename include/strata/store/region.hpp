@@ -8,6 +8,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace strata::store {
 
@@ -40,6 +41,8 @@ struct Region {
   bool within(const Shape& shape) const;
   // The elements in both; nullopt when none.
   std::optional<Region> intersect(const Region& other) const;
+  // The elements not in `other`, as at most 2 x dims disjoint regions (none: `other` covers it).
+  std::vector<Region> minus(const Region& other) const;
   std::string describe() const;  // "[0:4, 2:8]"
   bool operator==(const Region&) const = default;
 };

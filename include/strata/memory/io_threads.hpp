@@ -1,7 +1,7 @@
 #pragma once
-// The memory manager's own spill I/O threads, for use without a runtime: jobs run in the order
-// given, on a few threads of their own, so that disk I/O never runs on a copy queue's thread or
-// on the thread that acquires.
+// A few threads of their own for disk I/O without a runtime (the memory manager's spills, a box
+// store's staged writes): jobs start in the order given, so that disk I/O never runs on a copy
+// queue's thread or on the thread that asked for it.
 
 #include <condition_variable>
 #include <deque>
