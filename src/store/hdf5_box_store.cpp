@@ -1,6 +1,8 @@
 #include "strata/store/hdf5_box_store.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -24,8 +26,8 @@ struct Hdf5BoxStore::Piece {
   device::ElementType type = device::ElementType::u8;
   std::uint64_t sequence = 0;
   std::string path;
-  std::shared_ptr<const std::vector<std::byte>> staged;  // until the file is complete
-  std::uint64_t data_offset = 0;                         // 0: not looked up yet
+  std::shared_ptr<std::vector<std::byte>> staged;  // until the file is complete
+  std::uint64_t data_offset = 0;                   // 0: not looked up yet
   bool written = false;
   bool superseded = false;  // covered by a later write: the file goes with the last user
   std::string error;        // its staged write failed
@@ -41,6 +43,19 @@ struct Hdf5BoxStore::Piece {
     if (superseded && written) std::remove(path.c_str());
   }
 };
+
+namespace {
+
+// fsync of a file or directory; false on an error (errno says which).
+bool sync_path(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool synced = ::fsync(fd) == 0;
+  ::close(fd);
+  return synced;
+}
+
+}  // namespace
 
 memory::IoExecutor io_of(runtime::Runtime& runtime) {
   return [&runtime](const char* what, std::function<void()> job) {
@@ -123,7 +138,8 @@ void Hdf5BoxStore::add(std::shared_ptr<Piece> piece) {
   pieces_.emplace(piece->sequence, std::move(piece));
 }
 
-std::uint64_t Hdf5BoxStore::write_file(const Piece& piece, std::span<const std::byte> values) {
+std::uint64_t Hdf5BoxStore::write_file(const Piece& piece, std::span<const std::byte> values,
+                                       bool durable) {
   const fs::path final_path(piece.path);
   std::error_code error;
   fs::create_directories(final_path.parent_path(), error);
@@ -150,12 +166,16 @@ std::uint64_t Hdf5BoxStore::write_file(const Piece& piece, std::span<const std::
   whole.dims = piece.box.dims;
   whole.hi = piece.box.extent();
   write_hdf5_box_at(temporary, "/data", offset, extents, whole, piece.type, values);
-  if (std::rename(temporary.c_str(), piece.path.c_str()) != 0) {
+  const auto failed = [&](const std::string& what) {
     const std::string why = std::strerror(errno);
     std::remove(temporary.c_str());
-    throw Error(fmt::format("write of {} box {}: cannot rename {} to its name: {}",
-                            piece.key.describe(), piece.box.describe(), temporary, why));
-  }
+    throw Error(fmt::format("write of {} box {}: {} {}: {}", piece.key.describe(),
+                            piece.box.describe(), what, temporary, why));
+  };
+  if (durable && !sync_path(temporary)) failed("cannot sync");
+  if (std::rename(temporary.c_str(), piece.path.c_str()) != 0) failed("cannot rename");
+  if (durable && !sync_path(final_path.parent_path().string()))
+    failed("cannot sync the directory of");
   return offset;
 }
 
@@ -173,24 +193,55 @@ void Hdf5BoxStore::write(const DataKey& key, const Region& box, device::ElementT
   }
   piece->path = path_of(key, box, type, piece->sequence);
   if (!options_.staged) {
-    piece->data_offset = write_file(*piece, values);
+    piece->data_offset = write_file(*piece, values, options_.durable);
     piece->written = true;
     const std::lock_guard guard(lock_);
     add(std::move(piece));
     return;
   }
-  piece->staged = std::make_shared<const std::vector<std::byte>>(values.begin(), values.end());
+  std::vector<std::byte> buffer;
   {
     std::unique_lock guard(lock_);
-    // Back-pressure: at most queue_bytes wait, except one box larger than that alone.
+    // Back-pressure: at most queue_bytes wait, except one box larger than that alone. The room
+    // is taken before the copy, so that the copy goes into the buffer of a finished write.
     changed_.wait(guard, [&] {
       return queued_ == 0 || queued_bytes_ + values.size() <= options_.queue_bytes;
     });
     queued_bytes_ += values.size();
     ++queued_;
-    add(piece);
+    buffer = spare_buffer(values.size());
+  }
+  buffer.assign(values.begin(), values.end());
+  piece->staged = std::make_shared<std::vector<std::byte>>(std::move(buffer));
+  {
+    const std::lock_guard guard(lock_);
+    try {
+      add(piece);
+    } catch (...) {  // another write of the key changed its type meanwhile
+      queued_bytes_ -= values.size();
+      --queued_;
+      changed_.notify_all();
+      throw;
+    }
   }
   write_staged(piece);
+}
+
+std::vector<std::byte> Hdf5BoxStore::spare_buffer(std::uint64_t bytes) {
+  const auto fits = std::find_if(spares_.begin(), spares_.end(),
+                                 [&](const auto& spare) { return spare.capacity() >= bytes; });
+  if (fits == spares_.end()) return {};
+  std::vector<std::byte> buffer = std::move(*fits);
+  spares_.erase(fits);
+  spare_bytes_ -= buffer.capacity();
+  return buffer;
+}
+
+void Hdf5BoxStore::keep_spare(std::shared_ptr<std::vector<std::byte>> staged) {
+  // Only when no read still copies from it (reads take it under the lock, as this runs).
+  if (staged.use_count() != 1 || spare_bytes_ + staged->capacity() > options_.queue_bytes) return;
+  spare_bytes_ += staged->capacity();
+  spares_.push_back(std::move(*staged));
 }
 
 void Hdf5BoxStore::write_staged(const std::shared_ptr<Piece>& piece) {
@@ -204,7 +255,7 @@ void Hdf5BoxStore::write_staged(const std::shared_ptr<Piece>& piece) {
     }
     if (wanted) {
       try {
-        offset = write_file(*piece, *piece->staged);
+        offset = write_file(*piece, *piece->staged, options_.durable);
       } catch (const std::exception& failed) {
         error = failed.what();
       }
@@ -216,7 +267,7 @@ void Hdf5BoxStore::write_staged(const std::shared_ptr<Piece>& piece) {
     if (error.empty()) {
       piece->written = wanted;
       piece->data_offset = offset;
-      piece->staged.reset();
+      keep_spare(std::move(piece->staged));
       covered.swap(piece->covers);
     } else {
       piece->error = error;  // reads of it throw; its copy stays for them to name

@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "strata/memory/io_threads.hpp"
 #include "strata/memory/memory_manager.hpp"
@@ -27,6 +28,9 @@ namespace strata::store {
 struct Hdf5StoreOptions {
   bool staged = true;  // false: write() returns once the file is complete
   std::uint64_t queue_bytes = std::uint64_t{256} << 20;
+  // Each file and its directory synced to the disk before the write counts as done: boxes
+  // survive a power loss too, not only a killed process.
+  bool durable = false;
   // Where staged writes run; empty: one I/O thread of the store's own.
   memory::IoExecutor io;
 };
@@ -60,10 +64,16 @@ class Hdf5BoxStore : public BoxStore {
  private:
   struct Piece;
   // Writes a piece's file (beside its final name, then renamed); the dataset's offset.
-  static std::uint64_t write_file(const Piece& piece, std::span<const std::byte> values);
+  static std::uint64_t write_file(const Piece& piece, std::span<const std::byte> values,
+                                  bool durable);
   // Adds a piece to the index and the pieces, and lets go of the pieces it covers; with lock_.
   void add(std::shared_ptr<Piece> piece);
   void write_staged(const std::shared_ptr<Piece>& piece);
+  // A staging buffer kept from an earlier write, with room for `bytes` (empty if none): fresh
+  // pages cost a page fault each. With lock_.
+  std::vector<std::byte> spare_buffer(std::uint64_t bytes);
+  // Keeps a written box's staging buffer for later writes, up to queue_bytes; with lock_.
+  void keep_spare(std::shared_ptr<std::vector<std::byte>> staged);
   void load();  // the files already in the directory
   std::string path_of(const DataKey& key, const Region& box, device::ElementType type,
                       std::uint64_t sequence) const;
@@ -77,6 +87,8 @@ class Hdf5BoxStore : public BoxStore {
   std::uint64_t next_sequence_ = 1;
   std::uint64_t queued_bytes_ = 0;
   std::uint64_t queued_ = 0;
+  std::vector<std::vector<std::byte>> spares_;  // staging buffers of finished writes
+  std::uint64_t spare_bytes_ = 0;
   std::string failure_;                     // the first staged write that failed
   std::unique_ptr<memory::IoThreads> own_;  // when no executor was given
 };
