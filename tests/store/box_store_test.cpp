@@ -1,7 +1,8 @@
 // The same test bodies for every box store: boxes written and read back, reads assembled from
 // several boxes and parts of them, the later write winning where boxes overlap, clear errors for
 // parts never written and for other types, and random writes and reads against a dense
-// reference. The memory store runs with a host smaller than its data (it spills).
+// reference. The memory store runs with a host smaller than its data (it spills); the
+// distributed store runs in its own program (distributed_box_store_test.cpp) on 1, 2 and 4 ranks.
 
 #include <gtest/gtest.h>
 
@@ -16,6 +17,7 @@
 
 #include "store_test_support.hpp"
 #include "strata/memory/memory_manager.hpp"
+#include "strata/store/distributed_box_store.hpp"
 #include "strata/store/memory_box_store.hpp"
 #if STRATA_STORE_WITH_HDF5
 #include "strata/store/hdf5_box_store.hpp"
@@ -35,6 +37,16 @@ struct Backend {
   std::function<StoreUnderTest(const std::string& directory)> make;
 };
 
+#if STRATA_STORE_TEST_DISTRIBUTED
+// Built into the distributed store's test program: the driver its main() runs the tests in.
+std::vector<Backend> backends() {
+  return {{"distributed", [](const std::string&) {
+             StoreUnderTest made;
+             made.store = std::make_unique<DistributedBoxStore>(*testing::the_driver);
+             return made;
+           }}};
+}
+#else
 std::vector<Backend> backends() {
   std::vector<Backend> all;
   all.push_back({"memory", [](const std::string&) {
@@ -60,6 +72,7 @@ std::vector<Backend> backends() {
 #endif
   return all;
 }
+#endif
 
 using testing::box2;
 

@@ -9,7 +9,14 @@
 
 #include "strata/store/region.hpp"
 
+namespace strata::cluster {
+class Driver;
+}
+
 namespace strata::store::testing {
+
+// The driver of the distributed store's test program (null in the others).
+extern cluster::Driver* the_driver;
 
 inline std::string temp_path(const std::string& name) {
   return ::testing::TempDir() + name;

@@ -45,6 +45,11 @@ struct Region {
   std::vector<Region> minus(const Region& other) const;
   std::string describe() const;  // "[0:4, 2:8]"
   bool operator==(const Region&) const = default;
+
+  template <class Archive>
+  void serialize(Archive& archive) {
+    archive(dims, lo, hi);
+  }
 };
 
 }  // namespace strata::store
