@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <type_traits>
 
 #include "hash_aggregate.hpp"
 #include "primitive_kernels.hpp"
@@ -536,6 +537,99 @@ Event DevicePrimitives::aggregate_by_key(const DeviceSpan& keys, const DeviceSpa
        KernelArg::array<std::uint32_t>(merged_counts),
        KernelArg::array_of(merged_sums, values.type), as_bits(group_keys), array_arg(counts),
        array_arg(sums), array_arg(groups)});
+  retire(done, std::move(held));
+  return done;
+}
+
+namespace {
+
+// An empty segment's result for `reduction`, a scalar of the values' type.
+template <typename T>
+KernelArg identity_as(Reduction reduction) {
+  if (reduction == Reduction::sum) return KernelArg::value(T{0});
+  if constexpr (std::is_floating_point_v<T>) {
+    const T infinity = std::numeric_limits<T>::infinity();
+    return KernelArg::value(reduction == Reduction::min ? infinity : -infinity);
+  } else {
+    return KernelArg::value(reduction == Reduction::min ? std::numeric_limits<T>::max()
+                                                        : std::numeric_limits<T>::lowest());
+  }
+}
+
+KernelArg identity_of(ElementType type, Reduction reduction) {
+  switch (type) {
+    case ElementType::i32:
+      return identity_as<std::int32_t>(reduction);
+    case ElementType::u32:
+      return identity_as<std::uint32_t>(reduction);
+    case ElementType::i64:
+      return identity_as<std::int64_t>(reduction);
+    case ElementType::u64:
+      return identity_as<std::uint64_t>(reduction);
+    case ElementType::f32:
+      return identity_as<float>(reduction);
+    default:
+      return identity_as<double>(reduction);
+  }
+}
+
+bool is_offset(ElementType type) {
+  return type == ElementType::u32 || type == ElementType::u64;
+}
+
+}  // namespace
+
+Event DevicePrimitives::segmented_reduce(const DeviceSpan& values, const DeviceSpan& offsets,
+                                         const DeviceSpan& out, Reduction reduction,
+                                         std::span<const Event> after) {
+  constexpr const char* operation = "segmented_reduce";
+  check_span(operation, "values", values);
+  check_span(operation, "offsets", offsets);
+  check_span(operation, "output", out);
+  if (!is_scannable(values.type) || out.type != values.type || !is_offset(offsets.type) ||
+      offsets.count != out.count + 1) {
+    throw Error(fmt::format(
+        "segmented_reduce: reduces i32, u32, i64, u64, f32 or f64 values ({} given) into an "
+        "output of their type ({} given), one element per segment, with one more u32 or u64 "
+        "offsets than segments ({} {} offsets for {} segments given)",
+        device::to_string(values.type), device::to_string(out.type), offsets.count,
+        device::to_string(offsets.type), out.count));
+  }
+  std::lock_guard guard(lock_);
+  const std::uint64_t segments = out.count;
+  if (segments == 0) {
+    wait_for(after);
+    return {};
+  }
+  const std::uint64_t n = values.count;
+  const std::uint64_t tiles = (n + tile() - 1) / tile();
+  const std::uint64_t element = device::size_of(values.type);
+  Scratch held;
+  device::DeviceBuffer& heads = scratch(held, std::max<std::uint64_t>(tiles, 1) * element);
+  device::DeviceBuffer& tails = scratch(held, std::max<std::uint64_t>(tiles, 1) * element);
+  device::Queue& queue = device_.queue(device::QueueKind::compute);
+  const KernelArg head_args[] = {
+      KernelArg::value(n), KernelArg::value(tile()), KernelArg::value(segments),
+      KernelArg::value(static_cast<std::uint32_t>(reduction)), identity_of(values.type, reduction)};
+  const auto args = [&](std::initializer_list<KernelArg> arrays) {
+    KernelArgs all;
+    all.values.assign(std::begin(head_args), std::end(head_args));
+    all.values.insert(all.values.end(), arrays);
+    return all;
+  };
+  // No values: every segment is empty (or its offsets are bad), which the second pass finds.
+  if (n > 0) {
+    queue.launch(
+        kernel(detail::segment_tile_kernel(values.type, offsets.type)), tiles_geometry(tiles),
+        args({array_arg(values), array_arg(offsets), array_arg(out),
+              KernelArg::array_of(heads, values.type), KernelArg::array_of(tails, values.type)}),
+        after);
+  }
+  Event done = queue.launch(kernel(detail::segment_combine_kernel(values.type, offsets.type)),
+                            tiles_geometry((segments + tile() - 1) / tile()),
+                            args({array_arg(offsets), KernelArg::array_of(heads, values.type),
+                                  KernelArg::array_of(tails, values.type), array_arg(out)}),
+                            n > 0 ? std::span<const Event>{} : after);
   retire(done, std::move(held));
   return done;
 }

@@ -19,7 +19,8 @@ using device::ElementType;
 using device::KernelDefinition;
 using device::ParamAccess;
 
-// Both languages, one text: the types, address spaces and barriers by name.
+// Both languages, one text: the types, address spaces, barriers and helper functions' marks by
+// name.
 constexpr const char* prelude = R"(
 #ifdef __OPENCL_VERSION__
 #ifdef cl_khr_fp64
@@ -34,6 +35,7 @@ typedef int i32; typedef long i64; typedef float f32;
 #define GROUP ((u64)get_group_id(0))
 #define SYNC() barrier(CLK_LOCAL_MEM_FENCE)
 #define LOCAL_INC(p) atomic_inc(p)
+#define DEVICE_FN
 #else
 typedef unsigned char u8; typedef unsigned short u16; typedef unsigned int u32;
 typedef unsigned long long u64; typedef int i32; typedef long long i64; typedef float f32;
@@ -44,6 +46,7 @@ typedef double f64;
 #define GROUP ((u64)blockIdx.x)
 #define SYNC() __syncthreads()
 #define LOCAL_INC(p) atomicAdd((p), 1u)
+#define DEVICE_FN __device__
 #endif
 #define W 256
 // Inclusive scan of s[0..W) in place by the W threads of the group.
@@ -376,6 +379,117 @@ void cpu_count_flags(const CpuBlock& block) {
   for (std::uint64_t i = t.first; i < t.last; ++i)
     count += flags[i] != 0 ? 1 : 0;
   block.array<std::uint64_t>(3)[block.begin.x] = count;
+}
+
+// a combined with b by reduction `op` (0 sum, 1 min, 2 max; min and max keep a when b is NaN).
+template <typename T>
+T combined(std::uint32_t op, T a, T b) {
+  if (op == 0) return a + b;
+  if (op == 1) return b < a ? b : a;
+  return b > a ? b : a;
+}
+
+// values[from, to) reduced by `op`, from the identity on; the loop per reduction.
+template <typename T>
+T reduced(std::uint32_t op, T identity, const T* values, std::uint64_t from, std::uint64_t to) {
+  T r = identity;
+  if (op == 0) {
+    for (std::uint64_t i = from; i < to; ++i)
+      r += values[i];
+  } else if (op == 1) {
+    for (std::uint64_t i = from; i < to; ++i)
+      r = values[i] < r ? values[i] : r;
+  } else {
+    for (std::uint64_t i = from; i < to; ++i)
+      r = values[i] > r ? values[i] : r;
+  }
+  return r;
+}
+
+// The segment holding value `at`: the last s below `segments` with offsets[s] <= at (0 when
+// none is); a binary search of the segments + 1 offsets.
+template <typename O>
+std::uint64_t segment_at(const O* offsets, std::uint64_t segments, std::uint64_t at) {
+  std::uint64_t low = 0;
+  std::uint64_t high = segments + 1;
+  while (low < high) {
+    const std::uint64_t middle = (low + high) / 2;
+    if (offsets[middle] <= at) {
+      low = middle + 1;
+    } else {
+      high = middle;
+    }
+  }
+  return low == 0 ? 0 : std::min(low - 1, segments - 1);
+}
+
+template <typename T, typename O>
+void cpu_segment_tile(const CpuBlock& block) {
+  const auto n = block.scalar<std::uint64_t>(0);
+  const Tile t = tile_of(block, n, block.scalar<std::uint64_t>(1));
+  const auto segments = block.scalar<std::uint64_t>(2);
+  const auto op = block.scalar<std::uint32_t>(3);
+  const T identity = block.scalar<T>(4);
+  const T* values = block.array<T>(5);
+  const O* offsets = block.array<O>(6);
+  T* out = block.array<T>(7);
+  T* heads = block.array<T>(8);
+  T* tails = block.array<T>(9);
+  heads[block.begin.x] = identity;
+  tails[block.begin.x] = identity;
+  const std::uint64_t first = segment_at(offsets, segments, t.first);
+  const std::uint64_t last = segment_at(offsets, segments, t.last - 1);
+  for (std::uint64_t s = first; s <= last; ++s) {
+    const std::uint64_t begin = offsets[s];
+    const std::uint64_t end = offsets[s + 1];
+    // Clipped to the tile: bad offsets cannot reach outside it (the combining pass reports them).
+    const std::uint64_t from = std::max(begin, t.first);
+    const std::uint64_t to = std::min(end, t.last);
+    if (from >= to) continue;
+    const T part = reduced(op, identity, values, from, to);
+    if (begin >= t.first && end <= t.last) out[s] = part;
+    if (begin <= t.first && t.first < end) heads[block.begin.x] = part;
+    if (begin <= t.last - 1 && t.last - 1 < end) tails[block.begin.x] = part;
+  }
+}
+
+template <typename T, typename O>
+void cpu_segment_combine(const CpuBlock& block) {
+  const auto n = block.scalar<std::uint64_t>(0);
+  const auto tile = block.scalar<std::uint64_t>(1);
+  const auto segments = block.scalar<std::uint64_t>(2);
+  const Tile t = tile_of(block, segments, tile);
+  const auto op = block.scalar<std::uint32_t>(3);
+  const T identity = block.scalar<T>(4);
+  const O* offsets = block.array<O>(5);
+  const T* heads = block.array<T>(6);
+  const T* tails = block.array<T>(7);
+  T* out = block.array<T>(8);
+  for (std::uint64_t s = t.first; s < t.last; ++s) {
+    const std::uint64_t begin = offsets[s];
+    const std::uint64_t end = offsets[s + 1];
+    if (end < begin) {
+      throw Error(
+          fmt::format("segmented_reduce: offsets[{}] = {} is below offsets[{}] = {} (the "
+                      "offsets must not decrease)",
+                      s + 1, end, s, begin));
+    }
+    if (end > n) {
+      throw Error(
+          fmt::format("segmented_reduce: offsets[{}] = {} is past the {} values", s + 1, end, n));
+    }
+    if (begin == end) {
+      out[s] = identity;
+      continue;
+    }
+    const std::uint64_t first = begin / tile;
+    const std::uint64_t last = (end - 1) / tile;
+    if (first == last) continue;  // inside one tile: the tile pass wrote it
+    T r = tails[first];
+    for (std::uint64_t inner = first + 1; inner < last; ++inner)
+      r = combined(op, r, heads[inner]);
+    out[s] = combined(op, r, heads[last]);
+  }
 }
 
 template <typename F>
@@ -785,6 +899,131 @@ KernelDefinition radix_scatter_kernel(ElementType key, ElementType value) {
             {"@VALUE_STORE@", values ? std::string("values_out[at] = value;") : std::string()},
             {"@K@", short_name(key)},
             {"@V@", values ? short_name(value) : "u8"}}));
+}
+
+// Calls f(T{}, O{}) for a scannable value type and u32 or u64 offsets.
+template <typename F>
+void by_value_and_offset(ElementType type, ElementType offset, F&& f) {
+  by_type(type, [&](auto t) {
+    if (offset == ElementType::u32) return f(t, std::uint32_t{});
+    if (offset == ElementType::u64) return f(t, std::uint64_t{});
+    throw Error(fmt::format("segmented_reduce: offsets of type {}", device::to_string(offset)));
+  });
+}
+
+// The reduction `op` of a and b in both languages (min and max keep a when b is NaN).
+constexpr const char* combine_text = R"(
+#define COMBINE(a, b) (op == 0 ? (a) + (b) : op == 1 ? ((b) < (a) ? (b) : (a)) : ((b) > (a) ? (b) : (a)))
+)";
+
+KernelDefinition segment_tile_kernel(ElementType type, ElementType offset) {
+  KernelDefinition kernel(kernel_name("segment_tile", type) + "_" + short_name(offset));
+  kernel.scalar<std::uint64_t>("n")
+      .scalar<std::uint64_t>("tile")
+      .scalar<std::uint64_t>("segments")
+      .scalar<std::uint32_t>("op")
+      .scalar("identity", type);
+  kernel.array("values", type, ParamAccess::read)
+      .array("offsets", offset, ParamAccess::read)
+      .array("out", type, ParamAccess::write)
+      .array("heads", type, ParamAccess::write)
+      .array("tails", type, ParamAccess::write);
+  by_value_and_offset(type, offset, [&](auto t, auto o) {
+    kernel.cpu(&cpu_segment_tile<decltype(t), decltype(o)>);
+  });
+  return sources(kernel, with(std::string(combine_text) + R"(
+// The last s below segments with offsets[s] <= at (0 when none is).
+DEVICE_FN u64 segment_at(GLOBAL const @O@* offsets, u64 segments, u64 at) {
+  u64 low = 0, high = segments + 1;
+  while (low < high) {
+    const u64 middle = (low + high) / 2;
+    if ((u64)offsets[middle] <= at) low = middle + 1; else high = middle;
+  }
+  return low == 0 ? 0 : (low - 1 < segments - 1 ? low - 1 : segments - 1);
+}
+
+@ENTRY@(u64 n, u64 tile, u64 segments, u32 op, @T@ identity, GLOBAL const @T@* values,
+        GLOBAL const @O@* offsets, GLOBAL @T@* out, GLOBAL @T@* heads, GLOBAL @T@* tails) {
+  SHARED @T@ s[W];
+  SHARED u64 range[2];
+  const u64 first = GROUP * tile;
+  const u64 last = first + tile < n ? first + tile : n;
+  if (LID == 0) {
+    range[0] = segment_at(offsets, segments, first);
+    range[1] = segment_at(offsets, segments, last - 1);
+    heads[GROUP] = identity;
+    tails[GROUP] = identity;
+  }
+  SYNC();
+  const u64 low = range[0], high = range[1];
+  // Few segments: the group reduces each in turn; many: a thread per segment.
+  const int together = high - low < 8;
+  for (u64 seg = together ? low : low + LID; seg <= high; seg += together ? 1 : W) {
+    const u64 begin = offsets[seg], end = offsets[seg + 1];
+    const u64 from = begin > first ? begin : first;
+    const u64 to = end < last ? end : last;
+    @T@ part = identity;
+    if (together) {
+      for (u64 i = from + LID; i < to; i += W) part = COMBINE(part, values[i]);
+      s[LID] = part;
+      SYNC();
+      for (u32 width = W / 2; width > 0; width >>= 1) {
+        if (LID < width) s[LID] = COMBINE(s[LID], s[LID + width]);
+        SYNC();
+      }
+      part = s[0];
+      SYNC();
+      if (LID != 0) continue;
+    } else {
+      for (u64 i = from; i < to; ++i) part = COMBINE(part, values[i]);
+    }
+    if (from >= to) continue;
+    if (begin >= first && end <= last) out[seg] = part;
+    if (begin <= first && first < end) heads[GROUP] = part;
+    if (begin <= last - 1 && last - 1 < end) tails[GROUP] = part;
+  }
+}
+)",
+                              {{"@T@", short_name(type)}, {"@O@", short_name(offset)}}));
+}
+
+KernelDefinition segment_combine_kernel(ElementType type, ElementType offset) {
+  KernelDefinition kernel(kernel_name("segment_combine", type) + "_" + short_name(offset));
+  kernel.scalar<std::uint64_t>("n")
+      .scalar<std::uint64_t>("tile")
+      .scalar<std::uint64_t>("segments")
+      .scalar<std::uint32_t>("op")
+      .scalar("identity", type);
+  kernel.array("offsets", offset, ParamAccess::read)
+      .array("heads", type, ParamAccess::read)
+      .array("tails", type, ParamAccess::read)
+      .array("out", type, ParamAccess::write);
+  by_value_and_offset(type, offset, [&](auto t, auto o) {
+    kernel.cpu(&cpu_segment_combine<decltype(t), decltype(o)>);
+  });
+  return sources(kernel, with(std::string(combine_text) + R"(
+@ENTRY@(u64 n, u64 tile, u64 segments, u32 op, @T@ identity, GLOBAL const @O@* offsets,
+        GLOBAL const @T@* heads, GLOBAL const @T@* tails, GLOBAL @T@* out) {
+  const u64 first = GROUP * tile;
+  const u64 last = first + tile < segments ? first + tile : segments;
+  for (u64 seg = first + LID; seg < last; seg += W) {
+    // Clamped into the values: bad offsets give unspecified results, not stray accesses.
+    const u64 begin = (u64)offsets[seg] < n ? (u64)offsets[seg] : n;
+    u64 end = (u64)offsets[seg + 1] < n ? (u64)offsets[seg + 1] : n;
+    end = end < begin ? begin : end;
+    if (begin == end) {
+      out[seg] = identity;
+      continue;
+    }
+    const u64 from = begin / tile, to = (end - 1) / tile;
+    if (from == to) continue;
+    @T@ r = tails[from];
+    for (u64 inner = from + 1; inner < to; ++inner) r = COMBINE(r, heads[inner]);
+    out[seg] = COMBINE(r, heads[to]);
+  }
+}
+)",
+                              {{"@T@", short_name(type)}, {"@O@", short_name(offset)}}));
 }
 
 }  // namespace strata::primitives::detail

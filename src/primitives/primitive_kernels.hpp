@@ -57,4 +57,17 @@ device::KernelDefinition group_sizes_kernel();
 // sums[g] = the values of group g's records added in their order, for g below groups[0].
 device::KernelDefinition group_sum_kernel(device::ElementType type);
 
+// Segmented reduction (values `type`; offsets `offset`, u32 or u64, one more than the segments;
+// `op` 0 sum, 1 min, 2 max, `identity` an empty segment's result): per tile t of the values,
+// the part of each segment it overlaps reduced, the segments that lie inside the tile written to
+// out, and the parts of the segments holding the tile's first and last values to heads[t] and
+// tails[t] (the identity where no segment holds them).
+device::KernelDefinition segment_tile_kernel(device::ElementType type, device::ElementType offset);
+// Per tile of segments: each segment that spans tiles of values gets its first tile's tail, its
+// inner tiles' heads (whole tiles) and its last tile's head combined, an empty one the identity.
+// The CPU body checks each segment's offsets (non-decreasing, within the values) and throws
+// naming the segment; the OpenCL and CUDA bodies clamp them into the values.
+device::KernelDefinition segment_combine_kernel(device::ElementType type,
+                                                device::ElementType offset);
+
 }  // namespace strata::primitives::detail

@@ -29,6 +29,10 @@ TEST(PrimitivesNvrtc, EveryKernelCompilesToCubin) {
     expect_compiles(scan_sums_kernel(type));
     expect_compiles(tile_scan_kernel(type));
     expect_compiles(group_sum_kernel(type));
+    for (ElementType offset : {ElementType::u32, ElementType::u64}) {
+      expect_compiles(segment_tile_kernel(type, offset));
+      expect_compiles(segment_combine_kernel(type, offset));
+    }
   }
   expect_compiles(iota_kernel());
   expect_compiles(group_sizes_kernel());

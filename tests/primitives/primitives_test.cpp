@@ -1,11 +1,12 @@
 // The device primitives on every device this machine has (the CPU device always, OpenCL on PoCL,
 // CUDA where a GPU is): the same test bodies for each, against sequential references — sizes 0,
 // 1, primes and tiles' edges, all keys equal, all distinct, few distinct, stability of equal
-// keys, and 10^8 keys on the CPU device.
+// keys, segments empty and larger than tiles, and 10^8 keys on the CPU device.
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -449,6 +450,215 @@ TEST_P(Primitives, AggregateByKeyCountsAndSumsEachKey) {
   }
   check_aggregate<float, std::uint32_t, std::int64_t>(device(), primitives, floats,
                                                       "four float keys");
+}
+
+// The offsets of segments of these sizes, from `start` on (values before it in no segment).
+template <typename O>
+std::vector<O> offsets_of(const std::vector<std::uint64_t>& segment_sizes, std::uint64_t start) {
+  std::vector<O> offsets{static_cast<O>(start)};
+  for (std::uint64_t size : segment_sizes)
+    offsets.push_back(static_cast<O>(offsets.back() + size));
+  return offsets;
+}
+
+// A segment's reduction as the header defines it, in order: 0, the type's largest or lowest
+// value (±inf for floats) when empty; NaNs skipped by min and max.
+template <typename T>
+T reference_reduce(const std::vector<T>& values, std::uint64_t from, std::uint64_t to,
+                   Reduction reduction) {
+  T r = 0;
+  if (reduction == Reduction::min) {
+    r = std::is_floating_point_v<T> ? std::numeric_limits<T>::infinity()
+                                    : std::numeric_limits<T>::max();
+  } else if (reduction == Reduction::max) {
+    r = std::is_floating_point_v<T> ? -std::numeric_limits<T>::infinity()
+                                    : std::numeric_limits<T>::lowest();
+  }
+  for (std::uint64_t i = from; i < to; ++i) {
+    if (reduction == Reduction::sum) r += values[i];
+    if (reduction == Reduction::min && values[i] < r) r = values[i];
+    if (reduction == Reduction::max && values[i] > r) r = values[i];
+  }
+  return r;
+}
+
+// segmented_reduce of `values` in segments of these sizes against reference_reduce; float sums
+// within a relative 1e-5 (f32) or 1e-12 (f64) of the sequential sum, the rest exactly.
+template <typename T, typename O>
+void check_segments(Device& device, DevicePrimitives& primitives, const std::vector<T>& values,
+                    const std::vector<std::uint64_t>& segment_sizes, std::uint64_t start,
+                    Reduction reduction, const std::string& what) {
+  SCOPED_TRACE(what + ", " + std::to_string(values.size()) + " values of " +
+               std::to_string(sizeof(T)) + " bytes, " + std::to_string(segment_sizes.size()) +
+               " segments, offsets of " + std::to_string(sizeof(O)) + " bytes, reduction " +
+               std::to_string(static_cast<int>(reduction)));
+  const std::vector<O> offsets = offsets_of<O>(segment_sizes, start);
+  ASSERT_LE(offsets.back(), values.size());
+  const std::size_t segments = segment_sizes.size();
+  DeviceBuffer dvalues = upload(device, values), doffsets = upload(device, offsets);
+  DeviceBuffer dout = device.allocate(std::max<std::size_t>(segments, 1) * sizeof(T));
+  const Event done = primitives.segmented_reduce(span_of<T>(dvalues, values.size()),
+                                                 span_of<O>(doffsets, offsets.size()),
+                                                 span_of<T>(dout, segments), reduction);
+  const auto got = download<T>(device, dout, segments, done);
+  for (std::size_t s = 0; s < segments; ++s) {
+    const T expected = reference_reduce(values, offsets[s], offsets[s + 1], reduction);
+    if constexpr (std::is_floating_point_v<T>) {
+      if (reduction == Reduction::sum) {
+        const double tolerance = std::is_same_v<T, float> ? 1e-5 : 1e-12;
+        double magnitude = 0;  // of the terms: the sum's rounding error is relative to it
+        for (std::uint64_t i = offsets[s]; i < offsets[s + 1]; ++i)
+          magnitude += std::abs(static_cast<double>(values[i]));
+        ASSERT_NEAR(got[s], expected, tolerance * (magnitude + 1)) << "segment " << s;
+        continue;
+      }
+    }
+    ASSERT_EQ(got[s], expected) << "segment " << s;
+  }
+}
+
+// Segment sizes in [0, largest], about a fifth of them empty, adding up to at most `total`.
+std::vector<std::uint64_t> random_sizes(std::uint64_t total, std::uint64_t largest, unsigned seed) {
+  std::mt19937_64 engine(seed);
+  std::vector<std::uint64_t> segment_sizes;
+  std::uint64_t used = 0;
+  while (used < total) {
+    const std::uint64_t size =
+        engine() % 5 == 0 ? 0 : std::min<std::uint64_t>(engine() % (largest + 1), total - used);
+    segment_sizes.push_back(size);
+    used += size;
+  }
+  return segment_sizes;
+}
+
+TEST_P(Primitives, SegmentedReduceSumsEachSegment) {
+  DevicePrimitives primitives(device());
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{1009}, std::size_t{65537},
+                        std::size_t{300'007}}) {
+    const auto ints = random_values<std::int64_t>(n, 2000, static_cast<unsigned>(n + 41));
+    const auto words = random_values<std::uint32_t>(n, 1ull << 32, static_cast<unsigned>(n + 42));
+    std::vector<double> doubles(n);
+    std::vector<float> floats(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      doubles[i] = static_cast<double>(ints[i]) / 7.0 - 100.0;
+      floats[i] = static_cast<float>(doubles[i]);
+    }
+    // One segment of everything, and one of all but the first and last values.
+    check_segments<std::int64_t, std::uint32_t>(device(), primitives, ints, {n}, 0, Reduction::sum,
+                                                "one segment");
+    if (n > 2) {
+      check_segments<std::uint32_t, std::uint64_t>(device(), primitives, words, {n - 2}, 1,
+                                                   Reduction::sum, "values outside the segment");
+    }
+    // Many small segments (and empty ones), and segments larger than a tile on either backend.
+    check_segments<std::uint32_t, std::uint32_t>(device(), primitives, words,
+                                                 random_sizes(n, 20, 1), 0, Reduction::sum,
+                                                 "small segments, unsigned sums wrap");
+    check_segments<std::int64_t, std::uint64_t>(device(), primitives, ints,
+                                                random_sizes(n, 200'000, 2), 0, Reduction::sum,
+                                                "segments over tiles");
+    check_segments<float, std::uint32_t>(device(), primitives, floats, random_sizes(n, 9000, 3), 0,
+                                         Reduction::sum, "float sums");
+    check_segments<double, std::uint64_t>(device(), primitives, doubles, random_sizes(n, 70'000, 4),
+                                          0, Reduction::sum, "double sums");
+    check_segments<std::int32_t, std::uint32_t>(
+        device(), primitives, std::vector<std::int32_t>(n, -3), random_sizes(n, 5000, 5), 0,
+        Reduction::sum, "all equal");
+  }
+  // Empty segments only, over no values and over some.
+  check_segments<std::int32_t, std::uint32_t>(device(), primitives, {}, {0, 0, 0}, 0,
+                                              Reduction::sum, "no values");
+  check_segments<double, std::uint64_t>(device(), primitives, {1.0, 2.0}, {0, 0}, 1, Reduction::sum,
+                                        "empty segments");
+  // No segments at all: nothing written.
+  check_segments<std::int32_t, std::uint32_t>(device(), primitives, {4, 5}, {}, 0, Reduction::sum,
+                                              "no segments");
+}
+
+TEST_P(Primitives, SegmentedReduceMinAndMax) {
+  DevicePrimitives primitives(device());
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{1009}, std::size_t{65537}}) {
+    const auto ints = random_values<std::uint64_t>(n, ~0ull, static_cast<unsigned>(n + 51));
+    std::vector<std::int32_t> signed_ints(n);
+    std::vector<float> floats(n);
+    std::mt19937 engine(static_cast<unsigned>(n));
+    for (std::size_t i = 0; i < n; ++i) {
+      signed_ints[i] = static_cast<std::int32_t>(ints[i]);
+      // NaNs now and then, which min and max skip; ±inf and -0 among the rest.
+      const float specials[] = {std::numeric_limits<float>::quiet_NaN(),
+                                std::numeric_limits<float>::infinity(),
+                                -std::numeric_limits<float>::infinity(), -0.0f};
+      floats[i] = engine() % 10 == 0 ? specials[engine() % 4]
+                                     : static_cast<float>(static_cast<int>(engine() % 2001) - 1000);
+    }
+    for (Reduction reduction : {Reduction::min, Reduction::max}) {
+      check_segments<std::int32_t, std::uint32_t>(device(), primitives, signed_ints,
+                                                  random_sizes(n, 30, 6), 0, reduction,
+                                                  "small segments");
+      check_segments<std::uint64_t, std::uint64_t>(device(), primitives, ints,
+                                                   random_sizes(n, 20'000, 7), 0, reduction,
+                                                   "segments over tiles");
+      check_segments<float, std::uint32_t>(device(), primitives, floats, random_sizes(n, 3000, 8),
+                                           0, reduction, "floats with NaNs");
+      check_segments<double, std::uint32_t>(device(), primitives,
+                                            std::vector<double>(n, std::nan("")),
+                                            random_sizes(n, 100, 9), 0, reduction, "NaNs only");
+    }
+  }
+}
+
+TEST_P(Primitives, SegmentedReduceRefusesBadOffsets) {
+  DevicePrimitives primitives(device());
+  const std::vector<std::int32_t> values(100, 1);
+  DeviceBuffer dvalues = upload(device(), values);
+  DeviceBuffer dout = device().allocate(16 * 4);
+  const auto message = [](const auto& call) -> std::string {
+    try {
+      call();
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  const auto reduce = [&](const std::vector<std::uint32_t>& offsets) {
+    DeviceBuffer doffsets = upload(device(), offsets);
+    primitives
+        .segmented_reduce(span_of<std::int32_t>(dvalues, values.size()),
+                          span_of<std::uint32_t>(doffsets, offsets.size()),
+                          span_of<std::int32_t>(dout, offsets.size() - 1))
+        .wait();
+  };
+  // Checked on the host: one more offset than segments, of u32 or u64.
+  DeviceBuffer doffsets = upload(device(), std::vector<std::uint32_t>{0, 10, 20});
+  EXPECT_NE(message([&] {
+              primitives.segmented_reduce(span_of<std::int32_t>(dvalues, 100),
+                                          span_of<std::uint32_t>(doffsets, 3),
+                                          span_of<std::int32_t>(dout, 3));
+            }).find("3 u32 offsets for 3 segments given"),
+            std::string::npos);
+  EXPECT_NE(message([&] {
+              primitives.segmented_reduce(span_of<std::int32_t>(dvalues, 100),
+                                          span_of<std::uint32_t>(doffsets, 3),
+                                          span_of<std::int64_t>(dout, 2));
+            }).find("segmented_reduce: reduces"),
+            std::string::npos);
+  // On the device: the CPU device names the segment; OpenCL and CUDA clamp (no stray accesses).
+  const std::string decreasing = message([&] { reduce({0, 10, 5, 20}); });
+  const std::string past = message([&] { reduce({0, 10, 101}); });
+  if (device().info().backend == device::BackendKind::cpu) {
+    EXPECT_NE(decreasing.find("segmented_reduce: offsets[2] = 5 is below offsets[1] = 10"),
+              std::string::npos)
+        << decreasing;
+    EXPECT_NE(past.find("segmented_reduce: offsets[2] = 101 is past the 100 values"),
+              std::string::npos)
+        << past;
+  } else {
+    EXPECT_EQ(decreasing, "no error");
+    EXPECT_EQ(past, "no error");
+  }
+  // Good offsets after bad ones work.
+  check_segments<std::int32_t, std::uint32_t>(device(), primitives, values, {10, 0, 90}, 0,
+                                              Reduction::sum, "after bad offsets");
 }
 
 TEST_P(Primitives, RadixSortOfKeysAlone) {

@@ -41,6 +41,9 @@ struct Grouping {
   DeviceSpan groups;        // one u64: how many groups
 };
 
+// What segmented_reduce computes per segment.
+enum class Reduction : std::uint8_t { sum, min, max };
+
 class DevicePrimitives {
  public:
   // Kernels are compiled for `device` on first use and kept.
@@ -94,6 +97,27 @@ class DevicePrimitives {
                                  const DeviceSpan& group_keys, const DeviceSpan& counts,
                                  const DeviceSpan& sums, const DeviceSpan& groups,
                                  std::span<const device::Event> after = {});
+
+  // out[s] = the sum (or min, max) of values[offsets[s] .. offsets[s + 1]) for each of the
+  // out.count segments (CUB's DeviceSegmentedReduce convention: `offsets`, u32 or u64, has
+  // out.count + 1 entries, non-decreasing, the last at most values.count; values before
+  // offsets[0] or from the last on are in no segment). Values of a scannable type, `out` of
+  // theirs. An empty segment gives 0 (sum), the type's largest value (min; +inf for floats) or
+  // its lowest (max; -inf). Min and max skip NaNs (a segment of NaNs only gives the empty one's
+  // result); float sums are added in tiles: they differ from a sequential sum by rounding only.
+  // Checked on the host: the spans, their types and counts. The offsets themselves are on the
+  // device: the CPU device checks them as it reduces (a decreasing offset or one past the
+  // values fails the returned event, naming the segment); OpenCL and CUDA clamp them into the
+  // values, so bad offsets give unspecified sums, never accesses outside the buffers. Balanced
+  // by values, not segments: each tile of values reduces the parts of the segments it overlaps,
+  // then segments that span tiles add up their tiles' parts.
+  device::Event segmented_reduce(const DeviceSpan& values, const DeviceSpan& offsets,
+                                 const DeviceSpan& out, Reduction reduction,
+                                 std::span<const device::Event> after = {});
+  device::Event segmented_reduce(const DeviceSpan& values, const DeviceSpan& offsets,
+                                 const DeviceSpan& out, std::span<const device::Event> after = {}) {
+    return segmented_reduce(values, offsets, out, Reduction::sum, after);
+  }
 
  private:
   using Scratch = std::vector<std::unique_ptr<device::DeviceBuffer>>;
