@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "hash_aggregate.hpp"
+#include "hash_join.hpp"
 #include "primitive_kernels.hpp"
 #include "strata/base/error.hpp"
 
@@ -577,6 +578,11 @@ bool is_offset(ElementType type) {
   return type == ElementType::u32 || type == ElementType::u64;
 }
 
+bool is_join_key(ElementType type) {
+  return type == ElementType::i32 || type == ElementType::u32 || type == ElementType::i64 ||
+         type == ElementType::u64;
+}
+
 }  // namespace
 
 Event DevicePrimitives::segmented_reduce(const DeviceSpan& values, const DeviceSpan& offsets,
@@ -630,6 +636,121 @@ Event DevicePrimitives::segmented_reduce(const DeviceSpan& values, const DeviceS
                             args({array_arg(offsets), KernelArg::array_of(heads, values.type),
                                   KernelArg::array_of(tails, values.type), array_arg(out)}),
                             n > 0 ? std::span<const Event>{} : after);
+  retire(done, std::move(held));
+  return done;
+}
+
+Event DevicePrimitives::hash_join(const DeviceSpan& build_keys, const DeviceSpan& probe_keys,
+                                  const DeviceSpan& out_build, const DeviceSpan& out_probe,
+                                  const DeviceSpan& matches, std::span<const Event> after) {
+  constexpr const char* operation = "hash_join";
+  check_span(operation, "build keys", build_keys);
+  check_span(operation, "probe keys", probe_keys);
+  if (!is_join_key(build_keys.type) || probe_keys.type != build_keys.type) {
+    throw Error(fmt::format(
+        "hash_join: joins i32, u32, i64 or u64 keys, both sides of one type ({} and {} given)",
+        device::to_string(build_keys.type), device::to_string(probe_keys.type)));
+  }
+  if (build_keys.count > (std::uint64_t{1} << 30) ||
+      probe_keys.count > std::numeric_limits<std::uint32_t>::max()) {
+    throw Error(fmt::format(
+        "hash_join: joins up to {} build keys with up to {} probe keys ({} and {} given)",
+        std::uint64_t{1} << 30, std::numeric_limits<std::uint32_t>::max(), build_keys.count,
+        probe_keys.count));
+  }
+  check_type(operation, "build indexes", out_build, ElementType::u32, 0);
+  check_type(operation, "probe indexes", out_probe, ElementType::u32, out_build.count);
+  if (out_probe.count != out_build.count) {
+    throw Error(fmt::format("hash_join: room for as many build as probe indexes ({} and {} given)",
+                            out_build.count, out_probe.count));
+  }
+  check_type(operation, "count of matches", matches, ElementType::u64, 1);
+  std::lock_guard guard(lock_);
+  if (build_keys.count == 0 || probe_keys.count == 0) {
+    const std::uint64_t zero = 0;
+    return device_.queue(device::QueueKind::compute)
+        .fill(*matches.buffer, matches.offset * sizeof(std::uint64_t),
+              std::as_bytes(std::span(&zero, 1)), sizeof(std::uint64_t), after);
+  }
+  if (cpu_) return cpu_hash_join(build_keys, probe_keys, out_build, out_probe, matches, after);
+  return sort_merge_join(build_keys, probe_keys, out_build, out_probe, matches, after);
+}
+
+Event DevicePrimitives::cpu_hash_join(const DeviceSpan& build_keys, const DeviceSpan& probe_keys,
+                                      const DeviceSpan& out_build, const DeviceSpan& out_probe,
+                                      const DeviceSpan& matches, std::span<const Event> after) {
+  const std::uint64_t m = build_keys.count;
+  const std::uint64_t n = probe_keys.count;
+  const ElementType bits =
+      device::size_of(build_keys.type) == 4 ? ElementType::u32 : ElementType::u64;
+  const std::uint64_t slots = detail::join_slots(m);
+  const std::uint64_t tiles = (n + cpu_tile - 1) / cpu_tile;
+  Scratch held;
+  device::DeviceBuffer& table = scratch(held, slots * sizeof(detail::JoinSlot));
+  device::DeviceBuffer& slot_of = scratch(held, m * 4);
+  device::DeviceBuffer& order = scratch(held, m * 4);
+  device::DeviceBuffer& probe_slots = scratch(held, n * 4);
+  device::DeviceBuffer& counts = scratch(held, (tiles + 1) * sizeof(std::uint64_t));
+  device::Queue& queue = device_.queue(device::QueueKind::compute);
+  const KernelArg table_arg = KernelArg::array<std::uint64_t>(table);
+  queue.launch(kernel(detail::hash_join_build_kernel(bits)), tiles_geometry(1),
+               {KernelArg::value(m), KernelArg::value(slots), as_bits(build_keys), table_arg,
+                KernelArg::array<std::uint32_t>(slot_of), KernelArg::array<std::uint32_t>(order)},
+               after);
+  const KernelArg n_arg = KernelArg::value(n);
+  const KernelArg tile_arg = KernelArg::value(cpu_tile);
+  queue.launch(
+      kernel(detail::hash_join_count_kernel(bits)), tiles_geometry(tiles),
+      {n_arg, tile_arg, KernelArg::value(slots), as_bits(probe_keys), table_arg,
+       KernelArg::array<std::uint32_t>(probe_slots), KernelArg::array<std::uint64_t>(counts)});
+  // Each tile's pairs counted, then scanned: where its pairs start, the total after them.
+  scan_sums(counts, ElementType::u64, tiles);
+  queue.launch(
+      kernel(detail::hash_join_write_kernel()), tiles_geometry(tiles),
+      {n_arg, tile_arg, KernelArg::value(out_build.count), table_arg,
+       KernelArg::array<std::uint32_t>(probe_slots), KernelArg::array<std::uint32_t>(order),
+       KernelArg::array<std::uint64_t>(counts), array_arg(out_build), array_arg(out_probe)});
+  Event done = queue.copy_on_device(*matches.buffer, matches.offset * sizeof(std::uint64_t), counts,
+                                    tiles * sizeof(std::uint64_t), sizeof(std::uint64_t));
+  retire(done, std::move(held));
+  return done;
+}
+
+Event DevicePrimitives::sort_merge_join(const DeviceSpan& build_keys, const DeviceSpan& probe_keys,
+                                        const DeviceSpan& out_build, const DeviceSpan& out_probe,
+                                        const DeviceSpan& matches, std::span<const Event> after) {
+  const std::uint64_t m = build_keys.count;
+  const std::uint64_t n = probe_keys.count;
+  const std::uint64_t key_bytes = device::size_of(build_keys.type);
+  const ElementType bits = key_bytes == 4 ? ElementType::u32 : ElementType::u64;
+  Scratch held;
+  device::DeviceBuffer& sorted = scratch(held, m * key_bytes);
+  device::DeviceBuffer& order = scratch(held, m * 4);
+  device::DeviceBuffer& first = scratch(held, n * 4);
+  device::DeviceBuffer& ends = scratch(held, n * sizeof(std::uint64_t));
+  device::Queue& queue = device_.queue(device::QueueKind::compute);
+  // The build keys' bits sorted with their indexes (stable: a key's indexes ascend); any order
+  // of the bits will do, equal keys are what the join finds.
+  queue.copy_on_device(sorted, 0, *build_keys.buffer, build_keys.offset * key_bytes, m * key_bytes,
+                       after);
+  const DeviceSpan order_span = span_of<std::uint32_t>(order, m);
+  const KernelArg tile_arg = KernelArg::value(tile());
+  queue.launch(kernel(detail::iota_kernel()), tiles_geometry((m + tile() - 1) / tile()),
+               {KernelArg::value(m), tile_arg, array_arg(order_span)});
+  if (m > 1) enqueue_radix_sort(DeviceSpan{&sorted, bits, 0, m}, order_span, {}, held);
+  // Each probe key's range of equal build keys; the ranges' sizes scanned: where its pairs end.
+  const std::uint64_t tiles = (n + tile() - 1) / tile();
+  const KernelArg n_arg = KernelArg::value(n);
+  const DeviceSpan ends_span = span_of<std::uint64_t>(ends, n);
+  queue.launch(kernel(detail::join_ranges_kernel(bits)), tiles_geometry(tiles),
+               {n_arg, tile_arg, KernelArg::value(m), KernelArg::array_of(sorted, bits),
+                as_bits(probe_keys), KernelArg::array<std::uint32_t>(first), array_arg(ends_span)});
+  enqueue_scan(ends_span, ends_span, true, {}, held);
+  Event done = queue.launch(
+      kernel(detail::join_write_kernel()), tiles_geometry(tiles),
+      {n_arg, tile_arg, KernelArg::value(out_build.count), KernelArg::array<std::uint32_t>(first),
+       array_arg(ends_span), array_arg(order_span), array_arg(out_build), array_arg(out_probe),
+       array_arg(matches)});
   retire(done, std::move(held));
   return done;
 }

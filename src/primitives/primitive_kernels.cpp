@@ -492,6 +492,58 @@ void cpu_segment_combine(const CpuBlock& block) {
   }
 }
 
+// The first of the m sorted keys not below `key` (below: upper != 0, not above it).
+template <typename U>
+std::uint64_t bound_of(const U* sorted, std::uint64_t m, U key, bool upper) {
+  std::uint64_t low = 0;
+  std::uint64_t high = m;
+  while (low < high) {
+    const std::uint64_t middle = (low + high) / 2;
+    if (sorted[middle] < key || (upper && sorted[middle] == key)) {
+      low = middle + 1;
+    } else {
+      high = middle;
+    }
+  }
+  return low;
+}
+
+template <typename U>
+void cpu_join_ranges(const CpuBlock& block) {
+  const auto n = block.scalar<std::uint64_t>(0);
+  const Tile t = tile_of(block, n, block.scalar<std::uint64_t>(1));
+  const auto m = block.scalar<std::uint64_t>(2);
+  const U* sorted = block.array<U>(3);
+  const U* probe = block.array<U>(4);
+  std::uint32_t* first = block.array<std::uint32_t>(5);
+  std::uint64_t* counts = block.array<std::uint64_t>(6);
+  for (std::uint64_t i = t.first; i < t.last; ++i) {
+    const std::uint64_t low = bound_of(sorted, m, probe[i], false);
+    first[i] = static_cast<std::uint32_t>(low);
+    counts[i] = bound_of(sorted, m, probe[i], true) - low;
+  }
+}
+
+void cpu_join_write(const CpuBlock& block) {
+  const auto n = block.scalar<std::uint64_t>(0);
+  const Tile t = tile_of(block, n, block.scalar<std::uint64_t>(1));
+  const auto capacity = block.scalar<std::uint64_t>(2);
+  const std::uint32_t* first = block.array<std::uint32_t>(3);
+  const std::uint64_t* ends = block.array<std::uint64_t>(4);
+  const std::uint32_t* order = block.array<std::uint32_t>(5);
+  std::uint32_t* out_build = block.array<std::uint32_t>(6);
+  std::uint32_t* out_probe = block.array<std::uint32_t>(7);
+  if (block.begin.x == 0) block.array<std::uint64_t>(8)[0] = ends[n - 1];
+  for (std::uint64_t i = t.first; i < t.last; ++i) {
+    const std::uint64_t from = i > 0 ? ends[i - 1] : 0;
+    const std::uint64_t to = std::min(ends[i], capacity);
+    for (std::uint64_t j = from; j < to; ++j) {
+      out_build[j] = order[first[i] + (j - from)];
+      out_probe[j] = static_cast<std::uint32_t>(i);
+    }
+  }
+}
+
 template <typename F>
 decltype(auto) by_type(ElementType type, F&& f) {
   switch (type) {
@@ -1024,6 +1076,70 @@ KernelDefinition segment_combine_kernel(ElementType type, ElementType offset) {
 }
 )",
                               {{"@T@", short_name(type)}, {"@O@", short_name(offset)}}));
+}
+
+KernelDefinition join_ranges_kernel(ElementType bits) {
+  KernelDefinition kernel(kernel_name("join_ranges", bits));
+  kernel.scalar<std::uint64_t>("n").scalar<std::uint64_t>("tile").scalar<std::uint64_t>("m");
+  kernel.array("sorted", bits, ParamAccess::read)
+      .array("probe", bits, ParamAccess::read)
+      .array<std::uint32_t>("first", ParamAccess::write)
+      .array<std::uint64_t>("counts", ParamAccess::write);
+  if (bits == ElementType::u32) kernel.cpu(&cpu_join_ranges<std::uint32_t>);
+  if (bits == ElementType::u64) kernel.cpu(&cpu_join_ranges<std::uint64_t>);
+  return sources(kernel, with(R"(
+// The first of the m sorted keys not below key (upper: above it).
+DEVICE_FN u64 bound_of(GLOBAL const @U@* sorted, u64 m, @U@ key, int upper) {
+  u64 low = 0, high = m;
+  while (low < high) {
+    const u64 middle = (low + high) / 2;
+    if (sorted[middle] < key || (upper && sorted[middle] == key)) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+@ENTRY@(u64 n, u64 tile, u64 m, GLOBAL const @U@* sorted, GLOBAL const @U@* probe,
+        GLOBAL u32* first, GLOBAL u64* counts) {
+  const u64 begin = GROUP * tile;
+  const u64 end = begin + tile < n ? begin + tile : n;
+  for (u64 i = begin + LID; i < end; i += W) {
+    const u64 low = bound_of(sorted, m, probe[i], 0);
+    first[i] = (u32)low;
+    counts[i] = bound_of(sorted, m, probe[i], 1) - low;
+  }
+}
+)",
+                              {{"@U@", short_name(bits)}}));
+}
+
+KernelDefinition join_write_kernel() {
+  KernelDefinition kernel("strata_join_write");
+  kernel.scalar<std::uint64_t>("n").scalar<std::uint64_t>("tile").scalar<std::uint64_t>("capacity");
+  kernel.array<std::uint32_t>("first", ParamAccess::read)
+      .array<std::uint64_t>("ends", ParamAccess::read)
+      .array<std::uint32_t>("order", ParamAccess::read)
+      .array<std::uint32_t>("out_build", ParamAccess::write)
+      .array<std::uint32_t>("out_probe", ParamAccess::write)
+      .array<std::uint64_t>("matches", ParamAccess::write);
+  kernel.cpu(&cpu_join_write);
+  return sources(kernel, R"(
+@ENTRY@(u64 n, u64 tile, u64 capacity, GLOBAL const u32* first, GLOBAL const u64* ends,
+        GLOBAL const u32* order, GLOBAL u32* out_build, GLOBAL u32* out_probe,
+        GLOBAL u64* matches) {
+  if (GROUP == 0 && LID == 0) matches[0] = ends[n - 1];
+  const u64 begin = GROUP * tile;
+  const u64 end = begin + tile < n ? begin + tile : n;
+  for (u64 i = begin + LID; i < end; i += W) {
+    const u64 from = i > 0 ? ends[i - 1] : 0;
+    const u64 to = ends[i] < capacity ? ends[i] : capacity;
+    for (u64 j = from; j < to; ++j) {
+      out_build[j] = order[first[i] + (j - from)];
+      out_probe[j] = (u32)i;
+    }
+  }
+}
+)");
 }
 
 }  // namespace strata::primitives::detail

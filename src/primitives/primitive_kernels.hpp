@@ -70,4 +70,12 @@ device::KernelDefinition segment_tile_kernel(device::ElementType type, device::E
 device::KernelDefinition segment_combine_kernel(device::ElementType type,
                                                 device::ElementType offset);
 
+// Joining by sort-merge (OpenCL and CUDA; keys' bits as `bits`, u32 or u64): for probe key i,
+// the range of its equal keys among the m sorted build keys: first[i] and counts[i] (u64).
+device::KernelDefinition join_ranges_kernel(device::ElementType bits);
+// For probe key i, its pairs from ends[i - 1] (0 for the first) to ends[i] (the inclusive scan
+// of the counts): out_build[j] = order[first[i] + j - ends[i - 1]], out_probe[j] = i, for j below
+// `capacity`; ends[n - 1] to matches[0].
+device::KernelDefinition join_write_kernel();
+
 }  // namespace strata::primitives::detail

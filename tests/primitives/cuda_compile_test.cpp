@@ -34,6 +34,7 @@ TEST(PrimitivesNvrtc, EveryKernelCompilesToCubin) {
       expect_compiles(segment_combine_kernel(type, offset));
     }
   }
+  expect_compiles(join_write_kernel());
   expect_compiles(iota_kernel());
   expect_compiles(group_sizes_kernel());
   expect_compiles(count_flags_kernel());
@@ -44,6 +45,7 @@ TEST(PrimitivesNvrtc, EveryKernelCompilesToCubin) {
     expect_compiles(group_heads_kernel(key));
     expect_compiles(group_assign_kernel(key));
     expect_compiles(radix_histogram_kernel(key));
+    expect_compiles(join_ranges_kernel(key));
     for (ElementType value : {ElementType::u8, ElementType::u32, ElementType::u64})
       expect_compiles(radix_scatter_kernel(key, value));
   }

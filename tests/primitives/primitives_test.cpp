@@ -1,7 +1,8 @@
 // The device primitives on every device this machine has (the CPU device always, OpenCL on PoCL,
 // CUDA where a GPU is): the same test bodies for each, against sequential references — sizes 0,
 // 1, primes and tiles' edges, all keys equal, all distinct, few distinct, stability of equal
-// keys, segments empty and larger than tiles, and 10^8 keys on the CPU device.
+// keys, segments empty and larger than tiles, joins with many-to-many and no matches and too
+// little room, and 10^8 keys on the CPU device.
 
 #include <gtest/gtest.h>
 
@@ -12,6 +13,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -659,6 +661,130 @@ TEST_P(Primitives, SegmentedReduceRefusesBadOffsets) {
   // Good offsets after bad ones work.
   check_segments<std::int32_t, std::uint32_t>(device(), primitives, values, {10, 0, 90}, 0,
                                               Reduction::sum, "after bad offsets");
+}
+
+// hash_join against a std::multimap of the build keys (equal keys in insertion order, so each
+// probe key's matches come by build index): the full count, and the first `capacity` pairs (all
+// of them when capacity is not given) by probe index, then build index.
+template <typename K>
+void check_join(Device& device, DevicePrimitives& primitives, const std::vector<K>& build,
+                const std::vector<K>& probe, const std::string& what,
+                std::optional<std::uint64_t> capacity = {}) {
+  SCOPED_TRACE(what + ", " + std::to_string(build.size()) + " build and " +
+               std::to_string(probe.size()) + " probe keys of " + std::to_string(sizeof(K)) +
+               " bytes" + (capacity ? ", room for " + std::to_string(*capacity) : ""));
+  std::multimap<K, std::uint32_t> table;
+  for (std::size_t b = 0; b < build.size(); ++b)
+    table.emplace(build[b], static_cast<std::uint32_t>(b));
+  std::vector<std::uint32_t> expected_build, expected_probe;
+  for (std::size_t p = 0; p < probe.size(); ++p) {
+    const auto [from, to] = table.equal_range(probe[p]);
+    for (auto it = from; it != to; ++it) {
+      expected_build.push_back(it->second);
+      expected_probe.push_back(static_cast<std::uint32_t>(p));
+    }
+  }
+  const std::uint64_t room = capacity ? *capacity : expected_build.size();
+  const std::uint64_t written = std::min<std::uint64_t>(room, expected_build.size());
+  DeviceBuffer dbuild = upload(device, build), dprobe = upload(device, probe);
+  // One more than the room, marked: a pair past the capacity would overwrite the mark.
+  constexpr std::uint32_t mark = 0xabcd'ef01u;
+  const std::vector<std::uint32_t> marks(room + 1, mark);
+  DeviceBuffer out_build = upload(device, marks), out_probe = upload(device, marks);
+  DeviceBuffer matches = upload(device, std::vector<std::uint64_t>{12345});
+  const Event done = primitives.hash_join(
+      span_of<K>(dbuild, build.size()), span_of<K>(dprobe, probe.size()),
+      span_of<std::uint32_t>(out_build, room), span_of<std::uint32_t>(out_probe, room),
+      span_of<std::uint64_t>(matches, 1));
+  ASSERT_EQ(download<std::uint64_t>(device, matches, 1, done)[0], expected_build.size());
+  const auto got_build = download<std::uint32_t>(device, out_build, room + 1, {});
+  const auto got_probe = download<std::uint32_t>(device, out_probe, room + 1, {});
+  for (std::uint64_t j = 0; j < written; ++j) {
+    ASSERT_EQ(got_probe[j], expected_probe[j]) << "pair " << j;
+    ASSERT_EQ(got_build[j], expected_build[j]) << "pair " << j;
+  }
+  for (std::uint64_t j = written; j <= room; ++j) {
+    ASSERT_EQ(got_build[j], mark) << "past the pairs, at " << j;
+    ASSERT_EQ(got_probe[j], mark) << "past the pairs, at " << j;
+  }
+}
+
+TEST_P(Primitives, HashJoinGivesEveryPairByProbeThenBuildIndex) {
+  DevicePrimitives primitives(device());
+  const std::vector<std::size_t> join_sizes{0, 1, 1009, 65537};
+  for (std::size_t m : join_sizes) {
+    for (std::size_t n : join_sizes) {
+      const auto seed = static_cast<unsigned>(m * 31 + n);
+      // About one match per probe key, and a few per key (keys from a quarter of the range).
+      const std::uint64_t few = std::max<std::uint64_t>(64, m / 4);
+      check_join<std::uint32_t>(device(), primitives, random_values<std::uint32_t>(m, m + 1, seed),
+                                random_values<std::uint32_t>(n, m + 1, seed + 1), "random");
+      check_join<std::int64_t>(device(), primitives, random_values<std::int64_t>(m, few, seed + 2),
+                               random_values<std::int64_t>(n, few, seed + 3), "a few per key");
+    }
+  }
+  check_join<std::uint64_t>(device(), primitives, random_values<std::uint64_t>(65537, 100'000, 7),
+                            random_values<std::uint64_t>(300'007, 100'000, 8),
+                            "a larger probe side");
+  // All keys equal: every pair, m * n of them.
+  check_join<std::int32_t>(device(), primitives, std::vector<std::int32_t>(101, -7),
+                           std::vector<std::int32_t>(307, -7), "all equal");
+  // All distinct: a shuffled build side, probed by every other key of it and keys it lacks.
+  std::vector<std::uint32_t> distinct(65537);
+  std::iota(distinct.begin(), distinct.end(), 0u);
+  std::shuffle(distinct.begin(), distinct.end(), std::mt19937(9));
+  std::vector<std::uint32_t> probes;
+  for (std::uint32_t k = 0; k < 140'000; k += 2)
+    probes.push_back(k);
+  std::shuffle(probes.begin(), probes.end(), std::mt19937(10));
+  check_join<std::uint32_t>(device(), primitives, distinct, probes, "all distinct");
+  // No matches: even build keys, odd probe keys; negative keys among them.
+  std::vector<std::int64_t> even(1009), odd(65537);
+  for (std::size_t i = 0; i < even.size(); ++i)
+    even[i] = 2 * static_cast<std::int64_t>(i) - 1000;
+  for (std::size_t i = 0; i < odd.size(); ++i)
+    odd[i] = 2 * static_cast<std::int64_t>(i % 1009) - 999;
+  check_join<std::int64_t>(device(), primitives, even, odd, "no matches");
+  // Keys that collide in the CPU's hash: the same low 16 bits (one probe chain), 3000 distinct
+  // keys 3 times each, probed by every one of them and by colliding keys not built.
+  std::vector<std::uint64_t> colliding(9000), colliding_probes(7000);
+  for (std::size_t i = 0; i < colliding.size(); ++i)
+    colliding[i] = detail::key_of_hash((std::uint64_t{i % 3000 + 1}) << 16);
+  for (std::size_t i = 0; i < colliding_probes.size(); ++i)
+    colliding_probes[i] = detail::key_of_hash((std::uint64_t{(i * 7) % 3500 + 1}) << 16);
+  check_join<std::uint64_t>(device(), primitives, colliding, colliding_probes,
+                            "keys of colliding hashes");
+}
+
+TEST_P(Primitives, HashJoinCountsEveryPairPastItsCapacity) {
+  DevicePrimitives primitives(device());
+  const auto build = random_values<std::uint32_t>(1009, 50, 11);
+  const auto probe = random_values<std::uint32_t>(65537, 60, 12);
+  for (std::uint64_t capacity : {0ull, 1ull, 1000ull, 500'000ull})
+    check_join<std::uint32_t>(device(), primitives, build, probe, "too little room", capacity);
+  check_join<std::int32_t>(device(), primitives, std::vector<std::int32_t>(101, 3),
+                           std::vector<std::int32_t>(307, 3), "all equal, room for half",
+                           101 * 307 / 2);
+}
+
+TEST_P(Primitives, HashJoinRefusesFloatsAndMixedKeys) {
+  DevicePrimitives primitives(device());
+  DeviceBuffer small = device().allocate(64);
+  const auto message = [&](device::ElementType build, device::ElementType probe) -> std::string {
+    try {
+      primitives.hash_join(DeviceSpan{&small, build, 0, 2}, DeviceSpan{&small, probe, 0, 2},
+                           span_of<std::uint32_t>(small, 4), span_of<std::uint32_t>(small, 4),
+                           span_of<std::uint64_t>(small, 1));
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  using device::ElementType;
+  EXPECT_NE(message(ElementType::f32, ElementType::f32).find("hash_join: joins i32, u32"),
+            std::string::npos);
+  EXPECT_NE(message(ElementType::u32, ElementType::i32).find("(u32 and i32 given)"),
+            std::string::npos);
 }
 
 TEST_P(Primitives, RadixSortOfKeysAlone) {

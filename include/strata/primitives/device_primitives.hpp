@@ -119,6 +119,22 @@ class DevicePrimitives {
     return segmented_reduce(values, offsets, out, Reduction::sum, after);
   }
 
+  // Inner equi-join (the dandelion paper's §2 join, build and probe) of integer keys (i32, u32,
+  // i64, u64; both sides of one type, each at most 2^32 - 1 keys): for every pair (b, p) with
+  // build_keys[b] == probe_keys[p], b goes to out_build and p to out_probe (u32, as many of
+  // each: the capacity), and the number of pairs to `matches` (one u64). Pairs come ordered by
+  // probe index, then build index, ascending, on every backend. When there are more pairs than
+  // the capacity, `matches` still gets their full number and only the first `capacity` pairs
+  // (in that order) are written: retry with room for `matches`. The CPU device builds a hash
+  // table of the build side (one call: the build side is meant to be the smaller), then probes
+  // over the pool by tiles: a pass counting each tile's matches, a scan of the counts, a pass
+  // writing them, which gives the order. OpenCL and CUDA join by sort-merge instead: a copy of
+  // the build keys radix-sorted with their indexes (stable), a binary search per probe key for
+  // its range, the ranges' sizes scanned, then each probe key's pairs written.
+  device::Event hash_join(const DeviceSpan& build_keys, const DeviceSpan& probe_keys,
+                          const DeviceSpan& out_build, const DeviceSpan& out_probe,
+                          const DeviceSpan& matches, std::span<const device::Event> after = {});
+
  private:
   using Scratch = std::vector<std::unique_ptr<device::DeviceBuffer>>;
   const device::CompiledKernel& kernel(device::KernelDefinition definition);
@@ -130,6 +146,13 @@ class DevicePrimitives {
   // Enqueues the sort of keys (and values; at least two keys), its scratch added to `held`.
   device::Event enqueue_radix_sort(const DeviceSpan& keys, const DeviceSpan& values,
                                    std::span<const device::Event> after, Scratch& held);
+  // hash_join's two ways, for m build and n probe keys (both at least one), the checks done.
+  device::Event cpu_hash_join(const DeviceSpan& build_keys, const DeviceSpan& probe_keys,
+                              const DeviceSpan& out_build, const DeviceSpan& out_probe,
+                              const DeviceSpan& matches, std::span<const device::Event> after);
+  device::Event sort_merge_join(const DeviceSpan& build_keys, const DeviceSpan& probe_keys,
+                                const DeviceSpan& out_build, const DeviceSpan& out_probe,
+                                const DeviceSpan& matches, std::span<const device::Event> after);
   // Scans `count` tile sums in place (exclusive), their total after them.
   device::Event scan_sums(const device::DeviceBuffer& sums, device::ElementType type,
                           std::uint64_t count);
