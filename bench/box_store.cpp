@@ -232,8 +232,9 @@ int main(int argc, char** argv) try {
   const std::string date = bench::utc_date();
   std::string md = fmt::format(
       "# The HDF5 box store against raw HDF5 hyperslab I/O, and staged writes\n\nDate: {} (host "
-      "`{}`), CPU: {}; HDF5 {}.{}.{}; files in {} (page cache: buffered I/O, no fsync on either "
-      "side)\n\n```\n{}\n```\n\nA {}x{} f32 field ({:.0f} MiB) in {} tiles of {}x{}. Raw HDF5 "
+      "`{}`), CPU: {}; HDF5 {}.{}.{}; files in {} (buffered I/O into the page cache, no fsync "
+      "except in the durable rows)\n\n```\n{}\n```\n\nA {}x{} f32 field ({:.0f} MiB) in {} tiles "
+      "of {}x{}. Raw HDF5 "
       "writes and reads each tile as a hyperslab of one dataset in one file (file created and "
       "closed inside the timing); the store writes one HDF5 file per tile (made beside its name, "
       "then renamed) and reads them back (store opened inside the timing). The pipeline smooths "
