@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <numeric>
+#include <ostream>
 #include <random>
 #include <string>
 #include <vector>
@@ -36,6 +37,9 @@ struct Backend {
   std::string name;
   std::function<StoreUnderTest(const std::string& directory)> make;
 };
+
+// Test listings show the backend's name, not the bytes of the struct.
+void PrintTo(const Backend& backend, std::ostream* out) { *out << backend.name; }
 
 #if STRATA_STORE_TEST_DISTRIBUTED
 // Built into the distributed store's test program: the driver its main() runs the tests in.
