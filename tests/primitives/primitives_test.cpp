@@ -767,6 +767,38 @@ TEST_P(Primitives, HashJoinCountsEveryPairPastItsCapacity) {
                            101 * 307 / 2);
 }
 
+TEST_P(Primitives, SegmentedReduceAndJoinOfSpansAtAnOffset) {
+  DevicePrimitives primitives(device());
+  // Values 0..99 from element 10 on, offsets from element 1, sums from element 2.
+  std::vector<std::int64_t> values(110, 1000);
+  std::iota(values.begin() + 10, values.end(), std::int64_t{0});
+  DeviceBuffer dvalues = upload(device(), values);
+  DeviceBuffer doffsets = upload(device(), std::vector<std::uint64_t>{77, 0, 10, 10, 100});
+  DeviceBuffer dsums = upload(device(), std::vector<std::int64_t>(6, -1));
+  Event done = primitives.segmented_reduce(DeviceSpan{&dvalues, device::ElementType::i64, 10, 100},
+                                           DeviceSpan{&doffsets, device::ElementType::u64, 1, 4},
+                                           DeviceSpan{&dsums, device::ElementType::i64, 2, 3});
+  EXPECT_EQ(download<std::int64_t>(device(), dsums, 6, done),
+            (std::vector<std::int64_t>{-1, -1, 45, 0, 4905, -1}));
+  // Build keys {5, 6, 5} from element 2, probe keys {6, 5} from element 1, pairs from element 1.
+  DeviceBuffer dbuild = upload(device(), std::vector<std::uint32_t>{9, 9, 5, 6, 5});
+  DeviceBuffer dprobe = upload(device(), std::vector<std::uint32_t>{5, 6, 5});
+  DeviceBuffer out_build = upload(device(), std::vector<std::uint32_t>(5, 99));
+  DeviceBuffer out_probe = upload(device(), std::vector<std::uint32_t>(5, 99));
+  DeviceBuffer matches = upload(device(), std::vector<std::uint64_t>{7, 7});
+  done = primitives.hash_join(DeviceSpan{&dbuild, device::ElementType::u32, 2, 3},
+                              DeviceSpan{&dprobe, device::ElementType::u32, 1, 2},
+                              DeviceSpan{&out_build, device::ElementType::u32, 1, 3},
+                              DeviceSpan{&out_probe, device::ElementType::u32, 1, 3},
+                              DeviceSpan{&matches, device::ElementType::u64, 1, 1});
+  EXPECT_EQ(download<std::uint64_t>(device(), matches, 2, done),
+            (std::vector<std::uint64_t>{7, 3}));
+  EXPECT_EQ(download<std::uint32_t>(device(), out_build, 5, {}),
+            (std::vector<std::uint32_t>{99, 1, 0, 2, 99}));
+  EXPECT_EQ(download<std::uint32_t>(device(), out_probe, 5, {}),
+            (std::vector<std::uint32_t>{99, 0, 1, 1, 99}));
+}
+
 TEST_P(Primitives, HashJoinRefusesFloatsAndMixedKeys) {
   DevicePrimitives primitives(device());
   DeviceBuffer small = device().allocate(64);

@@ -1,8 +1,8 @@
 #pragma once
-// Data-parallel primitives on one device of any backend — scan, stream compaction, radix sort —
-// for the front ends that group, filter and sort records (datasets, region templates): one
-// algorithm over tiles for the CPU device (its tiles run on the pool), OpenCL and CUDA, enqueued
-// on the device's compute queue.
+// Data-parallel primitives on one device of any backend — scan, stream compaction, radix sort,
+// grouping, segmented reduction, joins — for the front ends that group, filter, sort and join
+// records (datasets, region templates): one algorithm over tiles for the CPU device (its tiles
+// run on the pool), OpenCL and CUDA, enqueued on the device's compute queue.
 
 #include <cstdint>
 #include <map>
@@ -120,17 +120,18 @@ class DevicePrimitives {
   }
 
   // Inner equi-join (the dandelion paper's §2 join, build and probe) of integer keys (i32, u32,
-  // i64, u64; both sides of one type, each at most 2^32 - 1 keys): for every pair (b, p) with
-  // build_keys[b] == probe_keys[p], b goes to out_build and p to out_probe (u32, as many of
-  // each: the capacity), and the number of pairs to `matches` (one u64). Pairs come ordered by
-  // probe index, then build index, ascending, on every backend. When there are more pairs than
-  // the capacity, `matches` still gets their full number and only the first `capacity` pairs
-  // (in that order) are written: retry with room for `matches`. The CPU device builds a hash
-  // table of the build side (one call: the build side is meant to be the smaller), then probes
-  // over the pool by tiles: a pass counting each tile's matches, a scan of the counts, a pass
-  // writing them, which gives the order. OpenCL and CUDA join by sort-merge instead: a copy of
-  // the build keys radix-sorted with their indexes (stable), a binary search per probe key for
-  // its range, the ranges' sizes scanned, then each probe key's pairs written.
+  // i64, u64; both sides of one type, at most 2^30 build and 2^32 - 1 probe keys; floats are
+  // refused): for every pair (b, p) with build_keys[b] == probe_keys[p], b goes to out_build
+  // and p to out_probe (u32, as many of each: the capacity), and the number of pairs to
+  // `matches` (one u64). Pairs come ordered by probe index, then build index, ascending, on
+  // every backend. When there are more pairs than the capacity, `matches` still gets their full
+  // number and only the first `capacity` pairs (in that order) are written: retry with room for
+  // `matches`. The CPU device builds a hash table of the build side (one call: the build side
+  // is meant to be the smaller), then probes over the pool by tiles: a pass counting each
+  // tile's matches, a scan of the counts, a pass writing them, which gives the order. OpenCL
+  // and CUDA join by sort-merge instead: a copy of the build keys radix-sorted with their
+  // indexes (stable), a binary search per probe key for its range, the ranges' sizes scanned,
+  // then each probe key's pairs written.
   device::Event hash_join(const DeviceSpan& build_keys, const DeviceSpan& probe_keys,
                           const DeviceSpan& out_build, const DeviceSpan& out_probe,
                           const DeviceSpan& matches, std::span<const device::Event> after = {});
