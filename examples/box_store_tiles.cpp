@@ -1,7 +1,8 @@
 // Tiles of an image kept in a box store by key and box (docs/storage.md): each tile's mask
 // written as its own box, staged to HDF5 files on an I/O thread; a region across four tiles read
 // back, assembled; the store opened again finds every box. Prints what it read.
-// Usage: example_box_store_tiles [DIRECTORY]   (default: a fresh directory under /tmp)
+// Usage: example_box_store_tiles [DIRECTORY]   (kept for `strata store ls DIRECTORY`; default: a
+// directory under /tmp, removed at the end)
 
 #include <cstdint>
 #include <cstdio>
@@ -67,6 +68,6 @@ int main(int argc, char** argv) {
   } catch (const strata::store::BoxNotStored& error) {
     std::printf("as expected: %s\n", error.what());
   }
-  std::filesystem::remove_all(directory);
+  if (argc <= 1) std::filesystem::remove_all(directory);
   return inside == read.size() ? 0 : 1;  // the centre lies inside the disc
 }

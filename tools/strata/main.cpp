@@ -1,5 +1,5 @@
 // The `strata` command-line tool: `info`, `config`, `history`, `demo`, `launch`, `allpairs` and
-// `arrays`, each taking one flag per setting.
+// `arrays` and `store`, each taking one flag per setting.
 
 #include <fmt/format.h>
 
@@ -14,6 +14,7 @@
 #include "info_command.hpp"
 #include "launch_command.hpp"
 #include "setting_flags.hpp"
+#include "store_command.hpp"
 #include "strata/base/crash_report.hpp"
 #include "strata/base/error.hpp"
 #include "strata/base/log.hpp"
@@ -47,6 +48,7 @@ int main(int argc, char** argv) {
   LaunchOptions launch_options;
   AllPairsOptions allpairs_options;
   ArraysOptions arrays_options;
+  StoreOptions store_options;
   CLI::App& info = add_info_command(app, info_options);
   CLI::App& config = add_config_command(app, config_options);
   CLI::App& history = add_history_command(app, history_options);
@@ -54,6 +56,7 @@ int main(int argc, char** argv) {
   CLI::App& launch = add_launch_command(app, launch_options);
   CLI::App& allpairs = add_allpairs_command(app, allpairs_options, setting_flags);
   CLI::App& arrays = add_arrays_command(app, arrays_options);
+  CLI::App& store = add_store_command(app, store_options);
   for (CLI::App* command : {&info, &config, &history, &demo, &allpairs, &arrays})
     setting_flags.add_to(*command);
   // ... and after `allpairs run`, `allpairs generate`, ...
@@ -77,6 +80,7 @@ int main(int argc, char** argv) {
     if (launch.parsed()) return run_launch_command(launch_options);
     if (allpairs.parsed()) return run_allpairs_command(allpairs, effective, allpairs_options);
     if (arrays.parsed()) return run_arrays_command(effective, arrays_options);
+    if (store.parsed()) return run_store_command(store_options);
     return run_demo_command(effective, demo_options);
   } catch (const strata::ConfigError& error) {
     fmt::print(stderr, "strata: error: {}\n", error.what());
