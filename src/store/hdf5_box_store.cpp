@@ -155,17 +155,23 @@ std::uint64_t Hdf5BoxStore::write_file(const Piece& piece, std::span<const std::
     lo.push_back(static_cast<std::int64_t>(piece.box.lo[d]));
     hi.push_back(static_cast<std::int64_t>(piece.box.hi[d]));
   }
-  const std::uint64_t offset = create_hdf5_dataset(temporary, "/data", piece.type, extents,
-                                                   {{"name", piece.key.name, {}},
-                                                    {"type", piece.key.type, {}},
-                                                    {"timestamp", {}, {piece.key.timestamp}},
-                                                    {"version", {}, {piece.key.version}},
-                                                    {"box_lo", {}, lo},
-                                                    {"box_hi", {}, hi}});
-  Region whole;
-  whole.dims = piece.box.dims;
-  whole.hi = piece.box.extent();
-  write_hdf5_box_at(temporary, "/data", offset, extents, whole, piece.type, values);
+  std::uint64_t offset = 0;
+  try {
+    offset = create_hdf5_dataset(temporary, "/data", piece.type, extents,
+                                 {{"name", piece.key.name, {}},
+                                  {"type", piece.key.type, {}},
+                                  {"timestamp", {}, {piece.key.timestamp}},
+                                  {"version", {}, {piece.key.version}},
+                                  {"box_lo", {}, lo},
+                                  {"box_hi", {}, hi}});
+    Region whole;
+    whole.dims = piece.box.dims;
+    whole.hi = piece.box.extent();
+    write_hdf5_box_at(temporary, "/data", offset, extents, whole, piece.type, values);
+  } catch (...) {
+    std::remove(temporary.c_str());  // nothing half-written stays behind
+    throw;
+  }
   const auto failed = [&](const std::string& what) {
     const std::string why = std::strerror(errno);
     std::remove(temporary.c_str());

@@ -152,6 +152,7 @@ std::pair<Handle, Handle> select(hid_t dataset_id, const Region& region) {
 
 void add_attribute(hid_t dataset_id, const Hdf5Attribute& attribute, const std::string& path,
                    const std::string& dataset) {
+  if (attribute.text.empty() && attribute.numbers.empty()) return;  // nothing to say
   herr_t status = 0;
   if (!attribute.text.empty()) {
     const Handle type(H5Tcopy(H5T_C_S1), H5Tclose);

@@ -39,7 +39,9 @@ struct Backend {
 };
 
 // Test listings show the backend's name, not the bytes of the struct.
-void PrintTo(const Backend& backend, std::ostream* out) { *out << backend.name; }
+void PrintTo(const Backend& backend, std::ostream* out) {
+  *out << backend.name;
+}
 
 #if STRATA_STORE_TEST_DISTRIBUTED
 // Built into the distributed store's test program: the driver its main() runs the tests in.

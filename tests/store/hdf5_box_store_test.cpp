@@ -85,6 +85,10 @@ TEST_F(Hdf5Store, EachBoxIsAnHdf5FileWithItsKeyAsAttributes) {
   read_hdf5_box(file, "/data", box2(0, 3, 0, 5), device::ElementType::u16,
                 std::as_writable_bytes(std::span(through_hdf5)));
   EXPECT_EQ(through_hdf5, counting(15, 7));
+  // A key without a kind still makes a file (its attribute left out).
+  const DataKey untyped{"untyped", "", 0, 0};
+  store.write_of<std::uint16_t>(untyped, box2(0, 1, 0, 2), counting(2, 9));
+  EXPECT_EQ(store.read_as<std::uint16_t>(untyped, box2(0, 1, 0, 2)), counting(2, 9));
 }
 
 TEST_F(Hdf5Store, WhatAKilledWriteLeftIsRemovedAndForeignFilesAreNamed) {

@@ -29,7 +29,8 @@ Hdf5Dataset describe_hdf5_dataset(const std::string& path, const std::string& da
 // Reads `region` of the dataset into `out` (row-major, the region's elements of `type`).
 void read_hdf5_box(const std::string& path, const std::string& dataset, const Region& region,
                    device::ElementType type, std::span<std::byte> out);
-// An attribute of a dataset: a string, or (when `text` is empty) 64-bit integers.
+// An attribute of a dataset: a string, or (when `text` is empty) 64-bit integers; one with
+// neither is left out.
 struct Hdf5Attribute {
   std::string name;
   std::string text;
