@@ -41,6 +41,20 @@ inline std::uint64_t key_of_hash(std::uint64_t hash) {
   return unshift(hash, 30);
 }
 
+// A key's first slot in a table of 2^(64 - shift) slots (shift in 1..63): the top bits of the key
+// times 2^64 / φ (Fibonacci hashing), unrelated to hash_of_key's top byte (the partition).
+inline constexpr std::uint64_t slot_multiplier = 0x9e3779b97f4a7c15ull;
+inline std::uint64_t slot_of_key(std::uint64_t key, int shift) {
+  return (key * slot_multiplier) >> shift;
+}
+// The key whose product with slot_multiplier is `product` (for tests that choose colliding keys).
+inline std::uint64_t key_of_slot_product(std::uint64_t product) {
+  std::uint64_t inverse = slot_multiplier;  // Newton's iteration doubles the correct bits
+  for (int i = 0; i < 5; ++i)
+    inverse *= 2 - slot_multiplier * inverse;
+  return product * inverse;
+}
+
 // Per tile t: its distinct keys (bits `bits`) with their record counts (u32) and value sums
 // (`value`), in order of first appearance within each partition, written from t * tile +
 // bucket_starts[t * P + p] on; bucket_sizes[p * tiles + t] (twice: one copy to be scanned).

@@ -439,6 +439,14 @@ TEST_P(Primitives, AggregateByKeyCountsAndSumsEachKey) {
     colliding[i] = detail::key_of_hash((std::uint64_t{i % 3000 + 1}) << 16);
   check_aggregate<std::uint64_t, std::uint64_t, std::int64_t>(device(), primitives, colliding,
                                                               "3000 keys of colliding hashes");
+  // Keys whose first slot in the CPU's tables is the same at every table size (their products
+  // with slot_multiplier are small: equal top bits), in many partitions.
+  ASSERT_EQ(detail::key_of_slot_product(12345) * detail::slot_multiplier, 12345u);
+  std::vector<std::uint64_t> same_slot(70'000);
+  for (std::size_t i = 0; i < same_slot.size(); ++i)
+    same_slot[i] = detail::key_of_slot_product(i % 3000 + 1);
+  check_aggregate<std::uint64_t, std::uint64_t, std::int64_t>(device(), primitives, same_slot,
+                                                              "3000 keys of one first slot");
   // Keys that differ only in their high bits.
   std::vector<std::uint64_t> high(70'000);
   for (std::size_t i = 0; i < high.size(); ++i)
@@ -452,6 +460,45 @@ TEST_P(Primitives, AggregateByKeyCountsAndSumsEachKey) {
   }
   check_aggregate<float, std::uint32_t, std::int64_t>(device(), primitives, floats,
                                                       "four float keys");
+}
+
+// `n` keys drawn from `distinct` random 32-bit keys.
+std::vector<std::uint32_t> keys_from_pool(std::size_t n, std::size_t distinct, unsigned seed) {
+  const auto pool = random_values<std::uint32_t>(distinct, std::uint64_t{1} << 32, seed);
+  const auto picks = random_values<std::size_t>(n, distinct, seed + 1);
+  std::vector<std::uint32_t> keys(n);
+  for (std::size_t i = 0; i < n; ++i)
+    keys[i] = pool[picks[i]];
+  return keys;
+}
+
+// The CPU device's tables per tile (65,536 records) and per partition where they grow
+// (a table of 4,096 slots doubles past 256 groups, 8,192 past 512, 16,384 past 1,024 and then
+// holds a quarter: 32,768 past 8,192), with few keys over many tiles, and a table kept from a call
+// or tile with many groups for one with few (it shrinks) and the other way round.
+TEST_P(Primitives, AggregateByKeyAtEveryTableSize) {
+  if (device().info().backend != device::BackendKind::cpu) GTEST_SKIP() << "CPU device only";
+  DevicePrimitives primitives(device());
+  const std::size_t n = 5 * 65'536 + 17;
+  for (std::size_t distinct : {1, 5, 256, 257, 1024, 1025, 8192, 8193, 70'000, 1000, 3}) {
+    check_aggregate<std::uint32_t, std::uint32_t, std::int64_t>(
+        device(), primitives, keys_from_pool(n, distinct, static_cast<unsigned>(distinct)),
+        std::to_string(distinct) + " random keys");
+  }
+  // Tiles of 10 keys, then 60,000 distinct ones, then 10 again, then 2,000, then all distinct.
+  std::vector<std::uint64_t> mixed;
+  const auto tile_of = [&](std::size_t distinct, unsigned seed) {
+    const auto pool = random_values<std::uint64_t>(distinct, ~std::uint64_t{0}, seed);
+    for (std::size_t i = 0; i < 65'536; ++i)
+      mixed.push_back(pool[i % distinct]);
+  };
+  tile_of(10, 1);
+  tile_of(60'000, 2);
+  tile_of(10, 1);
+  tile_of(2000, 3);
+  tile_of(65'536, 4);
+  check_aggregate<std::uint64_t, std::uint64_t, std::int32_t>(device(), primitives, mixed,
+                                                              "tiles of few and many keys");
 }
 
 // The offsets of segments of these sizes, from `start` on (values before it in no segment).
