@@ -11,7 +11,9 @@
 // Peers: on one rank, a plain runtime task submitted and waited for each round (the runtime's own
 // round trip); on several, MPI_Bcast of 8 bytes from rank 0 and MPI_Reduce of 8 bytes to it per
 // round, before the Strata phase starts (this program initializes MPI, so the Strata network
-// thread is not running then). Prints one JSON object on rank 0.
+// thread is not running then). `--cpu-device-memory own` gives the CPU device a memory space of
+// its own (copies to and from the host), `host` (the default) has it work in host memory.
+// Prints one JSON object on rank 0.
 
 #include <mpi.h>
 
@@ -80,10 +82,12 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   int repetitions = 5;
   int iterations = 2000;
+  std::string cpu_device_memory = "host";
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     if (flag == "--repetitions") repetitions = std::atoi(argv[i + 1]);
     if (flag == "--iterations") iterations = std::atoi(argv[i + 1]);
+    if (flag == "--cpu-device-memory") cpu_device_memory = argv[i + 1];
   }
   std::map<std::string, std::vector<double>> results;
   if (size > 1) {
@@ -101,6 +105,7 @@ int main(int argc, char** argv) {
   {
     strata::node::NodeOptions options;
     options.config.section<strata::device::DeviceSettings>().backends = "cpu";
+    options.config.set("cpu_device_memory", cpu_device_memory);
     strata::node::Node node(argc, argv, options);
     node.define_kernel(step_kernel());
     strata::cluster::Program& program = node.program();
@@ -174,8 +179,10 @@ int main(int argc, char** argv) {
       return status;
     }
     if (rank == 0) {
-      std::printf("{\"ranks\": %d, \"repetitions\": %d, \"iterations\": %d", size, repetitions,
-                  iterations);
+      std::printf(
+          "{\"ranks\": %d, \"repetitions\": %d, \"iterations\": %d, "
+          "\"cpu_device_memory\": \"%s\"",
+          size, repetitions, iterations, cpu_device_memory.c_str());
       for (const auto& [name, values] : results)
         std::printf(",\n \"%s\": %s", name.c_str(), json_list(values).c_str());
       std::printf("}\n");

@@ -32,7 +32,7 @@ const char* to_string(QueueKind queue) {
 }
 
 DeviceBuffer::~DeviceBuffer() {
-  if (device_ != nullptr && handle_ != nullptr) device_->release(handle_, bytes_);
+  if (owned_ && device_ != nullptr && handle_ != nullptr) device_->release(handle_, bytes_);
 }
 
 HostBuffer HostBuffer::mapped(std::uint64_t bytes) {
@@ -45,6 +45,10 @@ HostBuffer Device::allocate_host(std::uint64_t bytes) {
   HostBuffer buffer = HostBuffer::mapped(bytes);
   if (buffer.data() == nullptr) throw std::bad_alloc();
   return buffer;
+}
+
+DeviceBuffer Device::use_host_memory(void* /*data*/, std::uint64_t /*bytes*/) {
+  return {};
 }
 
 std::shared_ptr<FftPlan> Device::plan_fft(const FftShape& shape) {

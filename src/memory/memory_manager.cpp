@@ -47,6 +47,7 @@ MemoryOptions MemoryOptions::from(const Config& config) {
   options.device_capacity = settings.device_capacity;
   options.spill_root = settings.spill_dir;
   options.spill_capacity = settings.spill_capacity;
+  options.cpu_device_in_host_memory = settings.cpu_device_memory == "host";
   return options;
 }
 
@@ -127,6 +128,14 @@ MemoryManager::MemoryManager(const MemoryOptions& options,
                                : (pinning != devices.end() ? *pinning : devices.front())
                                      ->allocate_host(options.host_capacity);
   host->allocator = std::make_unique<RangeAllocator>(options.host_capacity, 256);
+  if (options.cpu_device_in_host_memory) {
+    // The host space is the CPU device's memory too: its chunks there are its kernel arguments.
+    for (device::Device* dev : devices) {
+      if (dev->info().backend != device::BackendKind::cpu || host->pool) continue;
+      host->pool = dev->use_host_memory(host->host.data(), options.host_capacity);
+      if (host->pool) device_spaces_[dev] = SpaceId{0};
+    }
+  }
   spaces_.push_back(std::move(host));
 
   spill_ = std::make_unique<SpillStore>(spill_root_for(options), options.spill_capacity);
@@ -136,6 +145,7 @@ MemoryManager::MemoryManager(const MemoryOptions& options,
   spaces_.push_back(std::move(disk));
 
   for (device::Device* dev : devices) {
+    if (device_spaces_.contains(dev)) continue;  // in host memory
     // The pool: no device allocation on the hot path.
     std::uint64_t capacity = options.device_capacity;
     device::DeviceBuffer pool =
@@ -455,6 +465,7 @@ ChunkView MemoryManager::view_of(ChunkId id, SpaceId space_id, ChunkAccess acces
   view.offset = record.copies[space_id.index].offset;
   if (space.stats.kind == SpaceKind::host) {
     view.host = static_cast<std::byte*>(space.host.data()) + view.offset;
+    if (space.pool) view.buffer = &space.pool;  // the CPU device's memory too
   } else {
     view.buffer = &space.pool;
   }

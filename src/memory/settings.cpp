@@ -29,6 +29,12 @@ bool declare_memory_settings() {
                "spill_capacity", 0,
                "Bytes of spill files per process, 0 B to 18446744073709551615 B (16 EiB - 1 B); "
                "0 means as much as the file system holds."),
+           choice_setting<&MemorySettings::cpu_device_memory>(
+               "cpu_device_memory", "where", {"host", "own"},
+               "Where the CPU device's chunks live: host (in host memory, which its kernels use "
+               "in place, so nothing is copied between the host and it) or own (a memory space "
+               "of its own of device_capacity, copied to and from like a GPU's; for tests and "
+               "to emulate a small device)."),
        }});
 }
 

@@ -140,6 +140,7 @@ int main(int argc, char** argv) {
   auto& memory = options.config.section<strata::memory::MemorySettings>();
   runtime.cpu_threads = 2;
   devices.backends = "cpu";
+  memory.cpu_device_memory = "own";  // the CPU device stands in for a device of 16 MiB
   memory.device_capacity = 16ull << 20;
   memory.host_capacity = 64ull << 20;
   strata::node::Node node(argc, argv, options);

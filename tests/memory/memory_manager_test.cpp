@@ -531,6 +531,58 @@ TEST(MemoryOnEveryDevice, ChunksSurviveEvictionThroughEachBackend) {
   }
 }
 
+// The CPU device working in host memory: its space is the host's, its kernels change chunks
+// where they lie, nothing is copied for it, and its chunks still spill and come back.
+TEST(CpuDeviceInHostMemory, ItsKernelsUseHostChunksInPlaceAndTheyStillSpill) {
+  std::unique_ptr<device::Device> cpu = device::make_cpu_device(device::default_block_runner());
+  device::Device* devices[1] = {cpu.get()};
+  MemoryOptions options;
+  options.host_capacity = 32 * KiB;
+  options.cpu_device_in_host_memory = true;
+  MemoryManager manager(options, devices);
+  EXPECT_EQ(manager.space_of(*cpu), manager.host());
+  EXPECT_EQ(manager.space_count(), 2u);  // host and disk
+
+  const auto doubling = device::KernelDefinition("double")
+                            .array<std::uint32_t>("values", device::ParamAccess::read_write)
+                            .cpu([](const device::CpuBlock& block) {
+                              auto* values = block.array<std::uint32_t>(0);
+                              for (auto i = block.begin.x; i < block.end.x; ++i)
+                                values[i] *= 2;
+                            });
+  const auto compiled = cpu->compile(doubling);
+  constexpr std::uint32_t count = 1024;  // 4 KiB
+  std::vector<ChunkId> chunks;
+  for (std::uint32_t c = 0; c < 24; ++c) {  // 96 KiB through 32 KiB of host
+    std::vector<std::uint32_t> values(count);
+    std::iota(values.begin(), values.end(), c * count);
+    chunks.push_back(
+        manager.create_chunk("c" + std::to_string(c), count * 4, std::as_bytes(std::span(values))));
+    const ChunkRequest update{chunks.back(), ChunkAccess::read_write};
+    const auto views = manager.acquire(std::span(&update, 1), manager.space_of(*cpu));
+    ASSERT_NE(views[0].buffer, nullptr);
+    EXPECT_EQ(views[0].buffer->device(), cpu.get());
+    EXPECT_EQ(static_cast<std::byte*>(views[0].buffer->handle()) + views[0].offset, views[0].host);
+    cpu->queue(device::QueueKind::compute)
+        .launch(*compiled, device::LaunchGeometry{device::Dim3{count}, device::Dim3{256}, 1},
+                {views[0].argument(device::ElementType::u32)})
+        .wait();
+    manager.release(std::span(&update, 1), manager.space_of(*cpu));
+  }
+  for (std::uint32_t c = 0; c < 24; ++c) {
+    std::vector<std::uint32_t> seen(count);
+    manager.read(chunks[c], std::as_writable_bytes(std::span(seen)));
+    for (std::uint32_t i = 0; i < count; ++i)
+      ASSERT_EQ(seen[i], 2 * (c * count + i)) << "chunk " << c << ", element " << i;
+  }
+  const MemoryStats stats = manager.stats();
+  EXPECT_GT(stats.spaces[manager.disk().index].used, 0u);
+  for (const auto& [spaces, bytes] : stats.bytes_moved) {
+    EXPECT_TRUE(spaces.first == manager.disk().index || spaces.second == manager.disk().index)
+        << bytes << " B moved from space " << spaces.first << " to " << spaces.second;
+  }
+}
+
 }  // namespace
 }  // namespace strata::memory
 

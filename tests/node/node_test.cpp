@@ -32,8 +32,9 @@ NodeOptions small_node() {
   options.config.section<runtime::RuntimeSettings>().cpu_threads = 2;
   options.config.section<device::DeviceSettings>().backends = "cpu";
   options.config.section<device::DeviceSettings>().kernel_cache_dir = "off";
-  options.config.section<memory::MemorySettings>().device_capacity =
-      64 * 1024;  // 4 chunks of 16 KiB
+  // The CPU device stands in for a GPU: a memory of its own of 4 chunks of 16 KiB.
+  options.config.section<memory::MemorySettings>().cpu_device_memory = "own";
+  options.config.section<memory::MemorySettings>().device_capacity = 64 * 1024;
   options.config.section<memory::MemorySettings>().host_capacity = 1 << 20;
   return options;
 }
@@ -124,6 +125,19 @@ TEST(Node, NamedDataIsStagedForDeviceKernelsAndCpuTasks) {
   const auto stats = node.memory().stats();
   EXPECT_GT(stats.spaces[node.memory().space_of(*node.devices().front()).index].evictions, 0u)
       << "16 chunks of 16 KiB pass through a 64 KiB device";
+}
+
+TEST(Node, TheCpuDeviceWorksInHostMemoryByDefault) {
+  NodeOptions options = small_node();
+  options.config.section<memory::MemorySettings>().cpu_device_memory = "host";
+  Node node(options);
+  EXPECT_EQ(node.memory().space_count(), 2u);  // the host and the disk
+  EXPECT_EQ(node.memory().space_of(*node.devices().front()), node.memory().host());
+  // 16 chunks of 16 KiB, 4x the device capacity configured: kernels on the CPU device update
+  // them where the host wrote them, and CPU tasks read them there.
+  EXPECT_EQ(add_on_device_and_sum(node, 16, "values "), expected_sum(16));
+  const auto stats = node.memory().stats();
+  EXPECT_TRUE(stats.bytes_moved.empty()) << stats.format();
 }
 
 TEST(Node, TheSizingHookSeesTheDevicesFound) {

@@ -47,12 +47,19 @@ const char* to_string(QueueKind queue);
 
 class Device;
 
-// Device memory owned by this object; freed when it is destroyed.
+// Device memory owned by this object and freed when it is destroyed, or (in_place()) memory
+// owned elsewhere that the device uses where it lies.
 class DeviceBuffer {
  public:
   DeviceBuffer() = default;
   DeviceBuffer(Device* device, void* handle, std::uint64_t bytes)
       : device_(device), handle_(handle), bytes_(bytes) {}
+  // A buffer over memory that stays its owner's: never released by this object.
+  static DeviceBuffer in_place(Device* device, void* handle, std::uint64_t bytes) {
+    DeviceBuffer buffer(device, handle, bytes);
+    buffer.owned_ = false;
+    return buffer;
+  }
   DeviceBuffer(DeviceBuffer&& other) noexcept { swap(other); }
   DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
     DeviceBuffer(std::move(other)).swap(*this);
@@ -73,10 +80,12 @@ class DeviceBuffer {
     std::swap(device_, other.device_);
     std::swap(handle_, other.handle_);
     std::swap(bytes_, other.bytes_);
+    std::swap(owned_, other.owned_);
   }
   Device* device_ = nullptr;
   void* handle_ = nullptr;
   std::uint64_t bytes_ = 0;
+  bool owned_ = true;
 };
 
 // Host memory for transfers, pinned (page-locked) where the backend offers it.
@@ -196,6 +205,10 @@ class Device {
   // Bytes of its memory free now where the backend can tell (CUDA); otherwise memory_bytes.
   virtual std::uint64_t free_memory_bytes() const { return info().memory_bytes; }
   virtual HostBuffer allocate_host(std::uint64_t bytes);
+  // Host memory `data` (of `bytes`, owned by the caller and outliving the buffer) as a buffer of
+  // this device that its kernels use in place, without copies; empty where the device cannot
+  // (the default; the CPU device can).
+  virtual DeviceBuffer use_host_memory(void* data, std::uint64_t bytes);
   virtual Queue& queue(QueueKind kind) = 0;
   // Compiles (or finds in the program cache) `kernel` for this device.
   virtual std::shared_ptr<const CompiledKernel> compile(const KernelDefinition& kernel,

@@ -59,6 +59,10 @@ struct MemoryOptions {
   std::string spill_root;             // where the spill directory goes; empty: $TMPDIR or /tmp
   std::uint64_t spill_capacity = 0;   // 0: bounded by the file system only
   unsigned io_threads = 2;  // the manager's own spill I/O threads, used until set_io_executor()
+  // The CPU device's chunks live in the host space (its kernels use host memory where it lies:
+  // nothing is copied between the host and it); false: it has a space of its own like any
+  // device (e.g. to stand in for a GPU with a memory of its own).
+  bool cpu_device_in_host_memory = false;
 };
 
 // Runs a job of spill I/O (`what`: "spill write", "spill read" or "spill remove") somewhere
@@ -73,13 +77,14 @@ class OutOfMemory : public Error {
   using Error::Error;
 };
 
-// Where an acquired chunk lies: host memory (`host`) or a device buffer and offset.
+// Where an acquired chunk lies: host memory (`host`) or a device buffer and offset (both in the
+// host space when the CPU device works in host memory).
 struct ChunkView {
   ChunkId chunk;
   SpaceId space;
   std::uint64_t bytes = 0;
   void* host = nullptr;                          // host space
-  const device::DeviceBuffer* buffer = nullptr;  // device spaces: the pool buffer
+  const device::DeviceBuffer* buffer = nullptr;  // device spaces: the pool buffer; host: see above
   std::uint64_t offset = 0;                      // ... and the chunk's offset in it
   // The chunk as a kernel argument (device spaces) of element type `type`.
   device::KernelArg argument(device::ElementType type) const;
@@ -136,6 +141,7 @@ class MemoryManager {
 
   SpaceId host() const { return SpaceId{0}; }
   SpaceId disk() const { return SpaceId{1}; }
+  // The device's space: its own, or host() for a CPU device working in host memory.
   SpaceId space_of(const device::Device& device) const;
   std::size_t space_count() const;
 

@@ -123,6 +123,10 @@ DeviceBuffer CpuDevice::allocate(std::uint64_t bytes) {
   return DeviceBuffer(this, data, bytes);
 }
 
+DeviceBuffer CpuDevice::use_host_memory(void* data, std::uint64_t bytes) {
+  return DeviceBuffer::in_place(this, data, bytes);
+}
+
 void CpuDevice::release(void* handle, std::uint64_t bytes) noexcept {
   unmap_pages(handle, bytes);
 }

@@ -45,6 +45,7 @@ class CpuDevice final : public Device {
   ~CpuDevice() override;
   const DeviceInfo& info() const override { return info_; }
   DeviceBuffer allocate(std::uint64_t bytes) override;
+  DeviceBuffer use_host_memory(void* data, std::uint64_t bytes) override;
   Queue& queue(QueueKind kind) override { return *queues_[static_cast<int>(kind)]; }
   std::shared_ptr<const CompiledKernel> compile(const KernelDefinition& kernel,
                                                 const CompileOptions& options) override;
