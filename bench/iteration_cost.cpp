@@ -83,11 +83,13 @@ int main(int argc, char** argv) {
   int repetitions = 5;
   int iterations = 2000;
   std::string cpu_device_memory = "host";
+  std::string trace;  // a Chrome trace of every task (the setting `trace`), for where time goes
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     if (flag == "--repetitions") repetitions = std::atoi(argv[i + 1]);
     if (flag == "--iterations") iterations = std::atoi(argv[i + 1]);
     if (flag == "--cpu-device-memory") cpu_device_memory = argv[i + 1];
+    if (flag == "--trace") trace = argv[i + 1];
   }
   std::map<std::string, std::vector<double>> results;
   if (size > 1) {
@@ -106,6 +108,7 @@ int main(int argc, char** argv) {
     strata::node::NodeOptions options;
     options.config.section<strata::device::DeviceSettings>().backends = "cpu";
     options.config.set("cpu_device_memory", cpu_device_memory);
+    if (!trace.empty()) options.config.set("trace", trace);
     strata::node::Node node(argc, argv, options);
     node.define_kernel(step_kernel());
     strata::cluster::Program& program = node.program();

@@ -516,11 +516,20 @@ void Driver::reduce(const std::vector<ChunkRef>& partials, ChunkRef result, memo
   };
   const std::string label = "reduce " + std::string(memory::to_string(op)) + " into " + into.name;
   const PlanBatch one_message(*this);
+  // The first rank accumulates into the result itself (unless the result is one of the
+  // partials): a round with every partial on one rank is then one combine.
+  const bool result_is_a_partial =
+      std::any_of(partials.begin(), partials.end(),
+                  [&result](const ChunkRef& partial) { return partial.id == result.id; });
+  const bool into_result = !result_is_a_partial;
   std::vector<int> ranks;
   std::vector<ChunkRef> accumulators;
   for (const auto& [rank, held] : by_rank) {
     const ChunkRef accumulator =
-        create_chunk(into.name + " (partial of rank " + std::to_string(rank) + ")", bytes, rank);
+        accumulators.empty() && into_result
+            ? result
+            : create_chunk(into.name + " (partial of rank " + std::to_string(rank) + ")", bytes,
+                           rank);
     std::vector<Use> uses{{accumulator, runtime::Access::write}};
     for (const ChunkRef& partial : held)
       uses.push_back({partial, runtime::Access::read});
@@ -537,11 +546,13 @@ void Driver::reduce(const std::vector<ChunkRef>& partials, ChunkRef result, memo
                   encode_args(false));
     }
   }
-  add_planned(ranks[0], "combine", label,
-              {{result, runtime::Access::write}, {accumulators[0], runtime::Access::read}},
-              encode_args(true));
+  if (!into_result) {
+    add_planned(ranks[0], "combine", label,
+                {{result, runtime::Access::write}, {accumulators[0], runtime::Access::read}},
+                encode_args(true));
+  }
   for (const ChunkRef& accumulator : accumulators)
-    destroy(accumulator);
+    if (accumulator.id != result.id) destroy(accumulator);
 }
 
 void Driver::combine(int rank, ChunkRef into, const std::vector<ChunkRef>& from,

@@ -279,5 +279,35 @@ TEST(PlanReduce, PartialsOnEveryRankCombineLevelByLevel) {
   driver.wait_all();
 }
 
+// Partials that one rank holds combine straight into the result (one operation), and a result
+// that is one of the partials still gets every partial's contribution once.
+TEST(PlanReduce, PartialsOfOneRankAreOneCombineAndTheResultMayBeAPartial) {
+  Driver& driver = *the_driver;
+  const int last = driver.size() - 1;
+  std::vector<ChunkRef> partials;
+  for (int p = 0; p < 3; ++p) {
+    partials.push_back(driver.create_chunk("one-rank partial " + std::to_string(p), 16, last));
+    driver.write(partials.back(), bytes_of_doubles({1.0 + p, 10.0 * (p + 1)}));
+  }
+  const ChunkRef result = driver.create_chunk("one-rank sum", 16, 0);
+  driver.wait_all();
+  const std::uint64_t before = driver.stats().operations;
+  driver.reduce(partials, result, memory::ReduceOp::sum, device::ElementType::f64);
+  EXPECT_EQ(driver.stats().operations - before, 1u);
+  std::vector<std::byte> bytes = driver.fetch(result);
+  EXPECT_EQ(bytes, bytes_of_doubles({6.0, 60.0}));
+  // Into the second partial, with a partial on every rank.
+  std::vector<ChunkRef> spread = partials;
+  for (int r = 0; r < driver.size(); ++r) {
+    spread.push_back(driver.create_chunk("spread partial " + std::to_string(r), 16, r));
+    driver.write(spread.back(), bytes_of_doubles({100.0, 1000.0}));
+  }
+  driver.reduce(spread, partials[1], memory::ReduceOp::sum, device::ElementType::f64);
+  bytes = driver.fetch(partials[1]);
+  const double ranks = driver.size();
+  EXPECT_EQ(bytes, bytes_of_doubles({6.0 + 100.0 * ranks, 60.0 + 1000.0 * ranks}));
+  driver.wait_all();
+}
+
 }  // namespace
 }  // namespace strata::cluster::testing
