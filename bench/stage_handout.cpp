@@ -9,10 +9,11 @@
 // Makespan: a layered random DAG of stage instances whose one task sleeps its cost (2-40 ms,
 // heavy-tailed; sleeping, so that 4 ranks on a 2-core machine measure the scheduling, not the
 // cores) handed out with DAG_SLOTS slots per rank (default 3: the rank's 2 workers and one
-// waiting), against the list schedule an offline scheduler computes for the same DAG on ranks x
-// DAG_WORKERS workers (default 2) (longest path to the end
-// first, no transfer costs), and against planning every instance at once round-robin over the ranks
-// (the ranks' dataflow orders them; nothing balances). Prints one JSON object on rank 0.
+// waiting) to the rank where it is estimated to start first on its DAG_WORKERS workers (and, beside
+// it, by free slots alone), against the list schedule an offline scheduler computes for the same
+// DAG on ranks x DAG_WORKERS workers (default 2) (longest path to the end first, no transfer
+// costs), and against planning every instance at once round-robin over the ranks (the ranks'
+// dataflow orders them; nothing balances). Prints one JSON object on rank 0.
 
 #include <algorithm>
 #include <chrono>
@@ -175,14 +176,14 @@ int main(int argc, char** argv) {
     const Dag dag = random_dag(dag_size, 7);
     const double ideal = list_schedule(dag, static_cast<unsigned>(ranks) * dag_workers);
     const double work = std::accumulate(dag.cost.begin(), dag.cost.end(), 0.0);
-    std::vector<double> handed_makespans, static_makespans, round_trips;
+    std::vector<double> handed_makespans, by_slots_makespans, static_makespans, round_trips;
     for (int repetition = -1; repetition < repetitions; ++repetition) {
       // Rate.
       for (std::size_t s = 0; s < slot_counts.size(); ++s) {
         StageGraph graph;
         for (std::size_t i = 0; i < instances; ++i)
           graph.add({"empty", {}, {}, "empty"});
-        const auto report = strata::cluster::hand_out(driver, graph, {{slot_counts[s]}, true});
+        const auto report = strata::cluster::hand_out(driver, graph, {{slot_counts[s]}, true, {}});
         if (repetition >= 0)
           handed_rates[s].push_back(static_cast<double>(instances) / report.seconds);
       }
@@ -210,7 +211,12 @@ int main(int argc, char** argv) {
         graph.add_with("sleep", uses, SleepArgs{static_cast<std::uint64_t>(dag.cost[i] * 1e6)}, {},
                        with_costs ? dag.cost[i] : 0.0);
       }
-      const auto report = strata::cluster::hand_out(driver, graph, {{dag_slots}, true});
+      // By free slots alone (each rank's workers taken to be its slots), then by the start
+      // estimated from the costs on its DAG_WORKERS workers.
+      const auto by_slots = strata::cluster::hand_out(driver, graph, {{dag_slots}, true, {}});
+      if (repetition >= 0) by_slots_makespans.push_back(by_slots.seconds);
+      const auto report =
+          strata::cluster::hand_out(driver, graph, {{dag_slots}, true, {dag_workers}});
       if (repetition >= 0) {
         handed_makespans.push_back(report.seconds);
         // From handing an instance out to hearing it ended, less its sleep: the round trip.
@@ -256,6 +262,7 @@ int main(int argc, char** argv) {
     std::printf(" \"list_schedule_s\": %.9g, \"cores\": %u,\n", ideal,
                 std::thread::hardware_concurrency());
     std::printf(" \"round_trips_s\": %s,\n", json_list(round_trips).c_str());
+    std::printf(" \"by_slots_makespans\": %s,\n", json_list(by_slots_makespans).c_str());
     std::printf(" \"handed_makespans\": %s,\n \"static_makespans\": %s}\n",
                 json_list(handed_makespans).c_str(), json_list(static_makespans).c_str());
   });

@@ -61,10 +61,21 @@ class HandOut {
       throw Error("hand_out: " + std::to_string(options.slots.size()) + " slot counts given for " +
                   std::to_string(ranks) + " rank(s)");
     }
+    if (options.workers.size() > 1 && options.workers.size() != ranks) {
+      throw Error("hand_out: " + std::to_string(options.workers.size()) +
+                  " worker counts given for " + std::to_string(ranks) + " rank(s)");
+    }
     for (std::size_t r = 0; r < ranks; ++r) {
       slots_.push_back(options.slots.size() == 1 ? options.slots[0] : options.slots[r]);
       if (slots_.back() == 0) throw Error("hand_out: rank " + std::to_string(r) + " has no slots");
+      workers_.push_back(options.workers.empty()       ? slots_.back()
+                         : options.workers.size() == 1 ? options.workers[0]
+                                                       : options.workers[r]);
+      if (workers_.back() == 0) {
+        throw Error("hand_out: rank " + std::to_string(r) + " has no workers");
+      }
     }
+    running_.resize(ranks);
     report_.instances.resize(graph.size());
     report_.per_rank.assign(ranks, 0);
     for (std::size_t i = 0; i < graph.size(); ++i) {
@@ -128,11 +139,30 @@ class HandOut {
     return {held, all};
   }
 
+  // When a new instance would start on `rank`, estimated from the costs of those it runs: they
+  // start in hand-out order on its workers, each when one is free; one not ended yet ends no
+  // earlier than `now`.
+  double estimated_start(std::size_t rank, double now) const {
+    if (running_[rank].size() < workers_[rank]) return now;
+    std::vector<double> free(workers_[rank], 0.0);
+    for (const std::size_t index : running_[rank]) {
+      const auto earliest = std::min_element(free.begin(), free.end());
+      const double start = std::max(report_.instances[index].handed, *earliest);
+      *earliest = std::max(now, start + std::max(0.0, graph_.instance(index).cost));
+    }
+    return std::max(now, *std::min_element(free.begin(), free.end()));
+  }
+
   // Hands the first ready instance to a free slot; false when there is none of either.
   bool hand_one() {
     if (ready_.empty()) return false;
     const std::size_t chosen = ready_.begin()->second;
+    // Starts within this of each other count as alike (the estimates are not finer).
+    constexpr double alike_seconds = 0.5e-3;
+    const bool by_start = graph_.instance(chosen).cost > 0;
+    const double time = by_start ? now() : 0.0;
     int rank = -1;
+    double best_start = 0;
     std::uint64_t best_held = 0;
     std::size_t best_free = 0;
     const int ranks = driver_.size();
@@ -140,10 +170,15 @@ class HandOut {
       const int r = (next_ + k) % ranks;
       const auto u = static_cast<std::size_t>(r);
       if (in_flight_[u] >= slots_[u]) continue;
+      const double start = by_start ? estimated_start(u, time) : 0.0;
       const std::uint64_t held = options_.prefer_held_inputs ? held_inputs(chosen, r).first : 0;
       const std::size_t free = slots_[u] - in_flight_[u];
-      if (rank < 0 || held > best_held || (held == best_held && free > best_free)) {
+      const bool sooner = start < best_start - alike_seconds;
+      const bool alike = !sooner && start <= best_start + alike_seconds;
+      if (rank < 0 || sooner ||
+          (alike && (held > best_held || (held == best_held && free > best_free)))) {
         rank = r;
+        best_start = start;
         best_held = held;
         best_free = free;
       }
@@ -164,6 +199,7 @@ class HandOut {
         plan_stage(driver_, rank, instance.stage, instance.uses, instance.args, instance.label);
     planned_[op] = index;
     ready_.erase({-level_[index], index});
+    running_[static_cast<std::size_t>(rank)].push_back(index);
     ++in_flight_[static_cast<std::size_t>(rank)];
     ++in_flight_total_;
     ++report_.per_rank[static_cast<std::size_t>(rank)];
@@ -172,6 +208,7 @@ class HandOut {
   void ended_one(std::size_t index) {
     HandedInstance& record = report_.instances[index];
     record.ended = now();
+    std::erase(running_[static_cast<std::size_t>(record.rank)], index);
     --in_flight_[static_cast<std::size_t>(record.rank)];
     --in_flight_total_;
     for (std::size_t next : successors_[index]) {
@@ -191,6 +228,8 @@ class HandOut {
   // Longest path to the end first, then oldest first.
   std::set<std::pair<double, std::size_t>> ready_;
   std::vector<unsigned> slots_;
+  std::vector<unsigned> workers_;
+  std::vector<std::vector<std::size_t>> running_;  // per rank: its instances in hand-out order
   std::vector<unsigned> in_flight_;
   std::size_t in_flight_total_ = 0;
   int next_ = 0;

@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
       strata::cluster::StageGraph graph;
       for (int i = 0; i < 4 * driver.size(); ++i)
         graph.add({"doomed", {}, {}, {}});
-      strata::cluster::hand_out(driver, graph, {{1}, false});
+      strata::cluster::hand_out(driver, graph, {{1}, false, {}});
       std::cout << "not reached: the failure was lost\n";
     });
   }

@@ -97,7 +97,7 @@ TEST(StageHandOut, ARandomGraphGivesWhatASequentialRunGives) {
     reference[out] = stage_mixed(words, inputs, args);
     written[out] = true;
   }
-  const HandOutReport report = hand_out(driver, graph, HandOutOptions{{2}, true});
+  const HandOutReport report = hand_out(driver, graph, HandOutOptions{{2}, true, {}});
   for (int c = 0; c < chunk_count; ++c) {
     if (!written[c]) continue;
     EXPECT_EQ(as_words(driver.fetch(chunks[c])), reference[c]) << "chunk " << c;
@@ -144,7 +144,7 @@ TEST(StageHandOut, AnInstanceGoesToTheRankThatHoldsItsInputs) {
                    StageMixArgs{1, 0});
     previous = link;
   }
-  const HandOutReport report = hand_out(driver, graph, HandOutOptions{{2}, true});
+  const HandOutReport report = hand_out(driver, graph, HandOutOptions{{2}, true, {}});
   for (const HandedInstance& instance : report.instances) {
     EXPECT_EQ(instance.rank, home);
     EXPECT_TRUE(instance.held_inputs);
@@ -170,7 +170,7 @@ TEST(StageHandOut, UnevenInstancesSpreadOverTheRanksOneSlotEach) {
     graph.add_with("mix_stage", {{outputs.back(), Access::write}, {input, Access::read}},
                    StageMixArgs{static_cast<std::uint64_t>(i), sleep_us});
   }
-  const HandOutReport report = hand_out(driver, graph, HandOutOptions{{1}, false});
+  const HandOutReport report = hand_out(driver, graph, HandOutOptions{{1}, false, {}});
   for (int r = 0; r < driver.size(); ++r)
     EXPECT_GT(report.per_rank[static_cast<std::size_t>(r)], 0u) << "rank " << r;
   for (const HandedInstance& a : report.instances) {
@@ -201,12 +201,44 @@ TEST(StageHandOut, WithCostsTheLongestPathGoesFirst) {
       graph.add_with("mix_stage", {{head, Access::write}}, StageMixArgs{2, 0}, "chain head", 0.001);
   graph.add_with("mix_stage", {{tail, Access::write}, {head, Access::read}}, StageMixArgs{3, 0},
                  "chain tail", 0.05);
-  const HandOutReport report = hand_out(driver, graph, HandOutOptions{{1}, false});
+  const HandOutReport report = hand_out(driver, graph, HandOutOptions{{1}, false, {}});
   for (int i = 0; i <= ranks; ++i)
     EXPECT_LT(report.instances[first].handed, report.instances[static_cast<std::size_t>(i)].handed)
         << "short instance " << i;
   const std::vector<std::uint64_t> head_words = stage_mixed(words, {}, StageMixArgs{2, 0});
   EXPECT_EQ(as_words(driver.fetch(tail)), stage_mixed(words, {head_words}, StageMixArgs{3, 0}));
+  driver.wait_all();
+}
+
+// With costs and a worker per rank, an instance goes to the rank where it starts first: once every
+// rank runs one, the last short instance goes to a rank running a short one, not to the one with a
+// long one that is next in turn (where handing out by free slots alone puts it).
+TEST(StageHandOut, WithCostsAndWorkersAnInstanceGoesWhereItStartsFirst) {
+  Driver& driver = *the_driver;
+  const int ranks = driver.size();
+  if (ranks < 2) GTEST_SKIP() << "needs two ranks";
+  for (const bool by_start : {true, false}) {
+    StageGraph graph;
+    std::vector<ChunkRef> chunks;
+    for (int i = 0; i <= ranks; ++i) {
+      chunks.push_back(driver.create_chunk("timed " + std::to_string(i), words * 8, 0));
+      graph.add_with("mix_stage", {{chunks.back(), Access::write}}, StageMixArgs{1, 0}, {},
+                     i == 0 ? 10.0 : 0.01);  // estimates: the body runs at once regardless
+    }
+    HandOutOptions options{{2}, false, {}};
+    if (by_start) options.workers = {1};
+    const HandOutReport report = hand_out(driver, graph, options);
+    // The long one went first, to rank 0; the next ranks-1 short ones to the other ranks.
+    ASSERT_EQ(report.instances[0].rank, 0);
+    const int last = report.instances[static_cast<std::size_t>(ranks)].rank;
+    if (by_start) {
+      EXPECT_NE(last, 0) << "the last short instance queued behind the long one";
+    } else {
+      EXPECT_EQ(last, 0) << "by free slots, rank 0 is next in turn";
+    }
+    for (const ChunkRef chunk : chunks)
+      driver.destroy(chunk);
+  }
   driver.wait_all();
 }
 
@@ -218,6 +250,11 @@ TEST(StageHandOut, WrongSlotCountsAreRefused) {
   options.slots.assign(static_cast<std::size_t>(driver.size()) + 1, 1);
   EXPECT_THROW(hand_out(driver, graph, options), Error);
   options.slots = {0};
+  EXPECT_THROW(hand_out(driver, graph, options), Error);
+  options.slots = {1};
+  options.workers = {0};
+  EXPECT_THROW(hand_out(driver, graph, options), Error);
+  options.workers.assign(static_cast<std::size_t>(driver.size()) + 1, 1);
   EXPECT_THROW(hand_out(driver, graph, options), Error);
 }
 

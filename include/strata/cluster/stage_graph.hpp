@@ -66,6 +66,12 @@ struct HandOutOptions {
   // The next ready instance goes to the free rank that holds most of its inputs (by bytes); off,
   // or among equals: the rank with the most free slots, taking turns.
   bool prefer_held_inputs = true;
+  // Instances a rank runs side by side (e.g. its CPU workers), one for every rank or one per
+  // rank; empty: its slots. With cost estimates, an instance goes to the free rank where it is
+  // estimated to start first (a list schedule's choice): a rank whose workers are all busy starts
+  // its next instance when the earliest of them ends, by their costs (slots beyond the workers
+  // hide the round trip to the driver). Held inputs then decide among ranks that start it alike.
+  std::vector<unsigned> workers{};
 };
 
 // What happened to one instance, in seconds since hand_out() began.
