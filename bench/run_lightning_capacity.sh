@@ -121,7 +121,9 @@ load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 for ((r = 0; r < repetitions; ++r)); do
   while read -r name factor capacity data chunk chunk_bytes args; do
     # shellcheck disable=SC2086  # the arguments split on spaces
-    output=$(STRATA_DEVICE_CAPACITY=$capacity "$build/bin/lightning_${name%%-*}" $args 2>&1) || true
+    # The CPU device in a space of its own, so that it stands in for a device of that capacity.
+    output=$(STRATA_DEVICE_CAPACITY=$capacity STRATA_CPU_DEVICE_MEMORY=own \
+      "$build/bin/lightning_${name%%-*}" $args 2>&1) || true
     line=$(grep '^time ' <<<"$output" || true)
     if [[ -z $line ]]; then  # no launch fitted the device (or the run failed): say why
       line="failed: $(grep -m1 -o 'out of memory.*does not fit its capacity' <<<"$output" \

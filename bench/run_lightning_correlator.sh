@@ -33,7 +33,9 @@ chunk=$((channels_at_capacity / 8 > 0 ? channels_at_capacity / 8 : 1))
 for ((r = 0; r < repetitions; ++r)); do
   for quarters in 1 2 4 6 8 12 16; do
     n=$((channels_at_capacity * quarters / 4))
-    line=$(STRATA_DEVICE_CAPACITY=${capacity_mib}MiB "$bin" --n "$n" --chunk "$chunk" \
+    # The CPU device in a space of its own, so that it stands in for a device of that capacity.
+    line=$(STRATA_DEVICE_CAPACITY=${capacity_mib}MiB STRATA_CPU_DEVICE_MEMORY=own "$bin" \
+      --n "$n" --chunk "$chunk" \
       --iterations 5 --devices "$devices" --no-check | grep '^time ')
     echo "$n $chunk $line" >>"$raw"
   done
