@@ -56,11 +56,12 @@ for raw in runs:
                  f"{stats['round_us']['median'] / stats[peer_key]['median']:.0f}× |")
 by_memory = {(r["ranks"], r["cpu_device_memory"]): r["results"]["round_us"]["median"]
              for r in out["runs"]}
-for ranks in sorted({r["ranks"] for r in out["runs"]}):
-    if (ranks, "own") in by_memory and (ranks, "host") in by_memory:
-        lines.append("")
-        lines.append(f"- {ranks} rank(s): a round in host memory is "
-                     f"{by_memory[(ranks, 'own')] / by_memory[(ranks, 'host')]:.2f}× faster than "
-                     f"with the CPU device's own space (medians, same run).")
+compared = [r for r in sorted({r["ranks"] for r in out["runs"]})
+            if (r, "own") in by_memory and (r, "host") in by_memory]
+lines += [""] if compared else []
+for ranks in compared:
+    lines.append(f"- {ranks} rank(s): a round in host memory is "
+                 f"{by_memory[(ranks, 'own')] / by_memory[(ranks, 'host')]:.2f}× faster than "
+                 f"with the CPU device's own space (medians, same run).")
 json.dump(out, open(f"{args.prefix}.json", "w"), indent=2)
 open(f"{args.prefix}.md", "w").write("\n".join(lines) + "\n")

@@ -19,6 +19,8 @@ def main():
     parser = argparse.ArgumentParser()
     for flag in ("--raw", "--prefix", "--command", "--load-before", "--load-after"):
         parser.add_argument(flag, required=True)
+    parser.add_argument("--compared", default="the compared build",
+                        help="what the compared runs are")
     args = parser.parse_args()
     times = {}
     for line in open(args.raw):
@@ -56,8 +58,8 @@ def main():
              "repetitions, the builds alternated. *Speed-up*: one process / two processes (2 at "
              "best; on 2 cores each process also has its network, plan and copy threads)."]
     if "compared" in builds:
-        lines += ["*Compared / this*: the compared build's two-process time over this build's "
-                  "(above 1: this build is faster)."]
+        lines += [f"*Compared*: {args.compared}. *Compared / this*: the compared two-process "
+                  "time over this build's (above 1: this build is faster)."]
     lines += [""]
     header = "| benchmark |"
     rule = "| --- |"

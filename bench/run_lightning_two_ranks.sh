@@ -2,7 +2,9 @@
 # The eight lightning benchmarks on two processes (`strata launch -n 2`, one single-threaded CPU
 # device each, the weak-scaling sizes of p = 2) against one process on the same problem, and
 # with STRATA_BENCH_COMPARE_DIR set to another build's bin/ (its lightning_* programs), every run
-# also with those, alternated: writes bench/results/lightning-two-ranks.{json,md}. Two ranks
+# also with those, alternated; with STRATA_BENCH_COMPARE_ENV set to NAME=VALUE settings (e.g.
+# "STRATA_CPU_DEVICE_MEMORY=own"), this build's programs under them are the compared ones:
+# writes bench/results/lightning-two-ranks.{json,md}. Two ranks
 # show what distributing costs where another rank waits on work (replicas, halos, reductions).
 # Usage: bench/run_lightning_two_ranks.sh [repetitions, default 5] [benchmarks, default all]
 #        (settings: bench/common.sh)
@@ -10,7 +12,8 @@ set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 compare=${STRATA_BENCH_COMPARE_DIR:-}
-unset STRATA_BENCH_COMPARE_DIR
+compare_env=${STRATA_BENCH_COMPARE_ENV:-}
+unset STRATA_BENCH_COMPARE_DIR STRATA_BENCH_COMPARE_ENV
 source "$root/bench/common.sh"
 repetitions=${1:-5}
 benchmarks=${2:-"kmeans black_scholes md5 correlator hotspot gemm spmv nbody"}
@@ -45,15 +48,16 @@ raw=$results/.lightning-two-ranks-raw.txt
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 builds=("this $build/bin")
 [[ -n $compare ]] && builds+=("compared $compare")
+[[ -n $compare_env ]] && builds+=("compared $build/bin $compare_env")
 for ((r = 0; r < repetitions; ++r)); do
   for b in $benchmarks; do
     order=("${builds[@]}")
     ((r % 2 == 1)) && [[ ${#builds[@]} == 2 ]] && order=("${builds[1]}" "${builds[0]}")
     for entry in "${order[@]}"; do
-      read -r which bin <<<"$entry"
+      read -r which bin settings <<<"$entry"
       for p in 2 1; do
-        # shellcheck disable=SC2046
-        out=$(STRATA_CPU_THREADS=1 timeout --kill-after=10 "$run_limit" "$build/bin/strata" \
+        # shellcheck disable=SC2046,SC2086  # the settings split on spaces
+        out=$(env STRATA_CPU_THREADS=1 $settings timeout --kill-after=10 "$run_limit" "$build/bin/strata" \
           launch -n "$p" -- "$bin/lightning_$b" --n "$(size_of "$b")" --chunk "$(chunk_of "$b")" \
           --devices cpu --no-check $(extra_of "$b") 2>&1) || {
           echo "$out" >&2
@@ -69,7 +73,8 @@ done
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 "$python" "$root/bench/lightning_two_ranks_report.py" --raw "$raw" \
   --prefix "$results/lightning-two-ranks" \
-  --command "cd $root && ${compare:+STRATA_BENCH_COMPARE_DIR=$compare }${build_env}bench/run_lightning_two_ranks.sh $repetitions" \
-  --load-before "$load_before" --load-after "$load_after"
+  --command "cd $root && ${compare:+STRATA_BENCH_COMPARE_DIR=$compare }${compare_env:+STRATA_BENCH_COMPARE_ENV=\"$compare_env\" }${build_env}bench/run_lightning_two_ranks.sh $repetitions${2:+ \"$2\"}" \
+  --load-before "$load_before" --load-after "$load_after" \
+  ${compare_env:+--compared "this build with $compare_env"}
 rm -f "$raw"
 echo "wrote $results/lightning-two-ranks.md and .json" >&2

@@ -87,7 +87,9 @@ lines += [f"| planned at once (peer) | {spread(planned)} | |", "",
           f"{met(ratios['makespan_vs_list_schedule'] <= 1.10)} |",
           f"| planned at once, round-robin (peer) | {spread(static, 1, 3)} | "
           f"{static['median'] / ideal:.3f} | |", "",
-          f"Round-robin / on demand, paired: {ratios['static_round_robin_vs_handed']:.2f}×. "
+          f"Round-robin / on demand, paired: {ratios['static_round_robin_vs_handed']:.2f}×"
+          + (f"; by free slots / by estimated start, paired: "
+             f"{ratios['by_slots_vs_by_estimated_start']:.2f}×" if by_slots else "") + ". "
           "The median round trip of an instance (handed out → the driver heard it ended, less "
           f"its sleep): {trips['median'] * 1e3:.2f} ms ({trips['min'] * 1e3:.2f} – "
           f"{trips['max'] * 1e3:.2f}), which includes waiting in the rank's queue behind its "
