@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "bench_device.hpp"
+#include "bench_flags.hpp"
 #include "bench_json.hpp"
 #include "bench_timing.hpp"
 #include "strata/base/error.hpp"
@@ -124,21 +125,12 @@ int main(int argc, char** argv) try {
   std::size_t m = 1'000'000;
   int repetitions = 5;
   std::string out = "bench/results/join";
-  for (int i = 1; i < argc; i += 2) {
-    const std::string flag = argv[i];
-    if (i + 1 >= argc) throw Error("option " + flag + " needs a value");
-    if (flag == "--probe") {
-      n = std::stoull(argv[i + 1]);
-    } else if (flag == "--build") {
-      m = std::stoull(argv[i + 1]);
-    } else if (flag == "--repetitions") {
-      repetitions = std::stoi(argv[i + 1]);
-    } else if (flag == "--out") {
-      out = argv[i + 1];
-    } else {
-      throw Error("unknown option " + flag);
-    }
-  }
+  bench::parse_flags(argc, argv,
+                     {{{"--probe", [&](const std::string& v) { n = std::stoull(v); }},
+                       {"--build", [&](const std::string& v) { m = std::stoull(v); }},
+                       {"--repetitions", [&](const std::string& v) { repetitions = std::stoi(v); }},
+                       {"--out", [&](const std::string& v) { out = v; }}},
+                      {}});
   bench::CpuAndOpenCl devices;
   device::Device* cpu = devices.cpu;
   device::Device* opencl = devices.opencl;

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "bench_device.hpp"
+#include "bench_flags.hpp"
 #include "bench_json.hpp"
 #include "bench_timing.hpp"
 #include "strata/base/error.hpp"
@@ -129,24 +130,11 @@ int main(int argc, char** argv) try {
   int repetitions = 5;
   std::string out = "bench/results/primitives";
   bool scan_only = false;
-  for (int i = 1; i < argc; i += 2) {
-    const std::string flag = argv[i];
-    if (flag == "--scan-only") {
-      scan_only = true;
-      --i;
-      continue;
-    }
-    if (i + 1 >= argc) throw Error("option " + flag + " needs a value");
-    if (flag == "--max-keys") {
-      max_keys = std::stoull(argv[i + 1]);
-    } else if (flag == "--repetitions") {
-      repetitions = std::stoi(argv[i + 1]);
-    } else if (flag == "--out") {
-      out = argv[i + 1];
-    } else {
-      throw Error("unknown option " + flag);
-    }
-  }
+  bench::parse_flags(argc, argv,
+                     {{{"--max-keys", [&](const std::string& v) { max_keys = std::stoull(v); }},
+                       {"--repetitions", [&](const std::string& v) { repetitions = std::stoi(v); }},
+                       {"--out", [&](const std::string& v) { out = v; }}},
+                      {{"--scan-only", [&] { scan_only = true; }}}});
   bench::CpuAndOpenCl devices;
   device::Device* cpu = devices.cpu;
   device::Device* opencl = devices.opencl;
