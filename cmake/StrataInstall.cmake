@@ -6,7 +6,7 @@ include(CMakePackageConfigHelpers)
 set(STRATA_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/Strata)
 set(_strata_libraries strata_base strata_device strata_memory strata_runtime strata_cluster
                       strata_node strata_store strata_allpairs strata_array
-                      strata_primitives)
+                      strata_primitives strata_dataset)
 
 install(TARGETS ${_strata_libraries} EXPORT StrataTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -1,0 +1,117 @@
+#pragma once
+// Dataset<T>: a collection of fixed-size records in blocks spread over the ranks (the dandelion
+// paper's Dandelion collection). A handle is a value: copies share the blocks, which are freed
+// when the last copy goes. Operators (select, where, group_by, aggregate, ...) return new data
+// sets at once; what they planned runs on the ranks where the blocks live, and only collect(),
+// count() and aggregate() wait for it. The operators are defined in datasets.hpp.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "strata/cluster/driver.hpp"
+#include "strata/dataset/record_function.hpp"
+
+namespace strata::dataset {
+
+class Datasets;
+
+// One group of DatasetGroups::aggregate: its key, how many records it has and their combined
+// value. Its layout is fixed (key first, the count at byte 8), so that every rank reads it alike.
+template <Key K, Record A>
+struct Group {
+  K key{};
+  std::uint64_t count = 0;
+  A value{};
+};
+
+// A partition (the spliter paper, §4): blocks of one rank, processed by one task, without
+// moving them. `blocks` are indexes into the data set's blocks, ascending.
+struct Partition {
+  int rank = 0;
+  std::vector<std::uint32_t> blocks;
+};
+
+// The partitions of a data set: per rank as many as the rank has workers (or the number asked
+// for), each holding a run of consecutive blocks of that rank.
+struct Split {
+  std::vector<Partition> partitions;
+};
+
+namespace detail {
+
+// One block: its chunk, the rank that holds it, and how many records it holds (late-sized
+// blocks, a where's output, know only their capacity until their writer ran).
+struct Block {
+  cluster::ChunkRef chunk;
+  int rank = 0;
+  std::uint64_t capacity = 0;  // records
+  bool late = false;
+};
+
+// What outlives a Datasets front end for the handles still around: their blocks are then not
+// freed (the driver is gone with it).
+struct Owner {
+  Datasets* datasets = nullptr;
+};
+
+struct DatasetState {
+  DatasetState(std::shared_ptr<Owner> owner_of, std::string name_of, std::uint32_t bytes)
+      : owner(std::move(owner_of)), name(std::move(name_of)), record_bytes(bytes) {}
+  // Frees the blocks (after what is planned on them) while the front end lives.
+  ~DatasetState();
+  DatasetState(const DatasetState&) = delete;
+  DatasetState& operator=(const DatasetState&) = delete;
+
+  std::shared_ptr<Owner> owner;
+  std::string name;
+  std::uint32_t record_bytes = 0;
+  std::vector<Block> blocks;
+  std::optional<Split> split;  // computed once, reused by every operator on these blocks
+  // Records per block, once known (all of them: the late ones asked of their ranks).
+  std::optional<std::vector<std::uint64_t>> records;
+};
+
+}  // namespace detail
+
+template <Key K, Record T, typename Context>
+class Grouping;
+
+template <Record T>
+class Dataset {
+ public:
+  using record_type = T;
+
+  Dataset() = default;
+  explicit Dataset(std::shared_ptr<detail::DatasetState> state) : state_(std::move(state)) {}
+
+  bool valid() const { return state_ != nullptr; }
+  const std::string& name() const { return state_->name; }
+  std::size_t block_count() const { return state_->blocks.size(); }
+  const std::shared_ptr<detail::DatasetState>& state() const { return state_; }
+
+  // Operators (datasets.hpp).
+  template <Record Out>
+  Dataset<Out> select(const Select<T, Out>& f) const;
+  template <Record Out, Record C>
+  Dataset<Out> select(const Select<T, Out, C>& f, const Dataset<C>& context) const;
+  Dataset<T> where(const Where<T>& f) const;
+  template <Record C>
+  Dataset<T> where(const Where<T, C>& f, const Dataset<C>& context) const;
+  template <Key K>
+  Grouping<K, T, void> group_by(const Select<T, K>& key) const;
+  template <Key K, Record C>
+  Grouping<K, T, C> group_by(const Select<T, K, C>& key, const Dataset<C>& context) const;
+  // The records combined with `f` (nullopt for an empty data set).
+  std::optional<T> aggregate(const Combine<T>& f) const;
+  std::uint64_t count() const;
+  // Every record, in block order.
+  std::vector<T> collect() const;
+
+ private:
+  std::shared_ptr<detail::DatasetState> state_;
+};
+
+}  // namespace strata::dataset

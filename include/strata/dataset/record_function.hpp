@@ -1,0 +1,224 @@
+#pragma once
+// User functions over records (the dandelion paper's lambdas of Select, Where, GroupBy and
+// Aggregate), registered by name in the process when constructed. Every rank runs the same
+// program, so a function constructed at namespace scope (or before Program::run on every rank)
+// exists under its name everywhere, and plans name it to run it where the blocks live. A
+// function may read a context: the records of a small data set (k-means' centers) that every
+// rank running it receives.
+
+#include <concepts>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace strata::dataset {
+
+// Records are plain values copied as bytes: numbers, fixed arrays, plain structs.
+template <typename T>
+concept Record = std::is_trivially_copyable_v<T> && std::is_default_constructible_v<T>;
+
+// Keys of group_by are integers (up to 64 bits), grouped by value.
+template <typename K>
+concept Key = std::integral<K> && sizeof(K) <= 8;
+
+// The type-erased form of a registered function, as the operations on the ranks call it: one
+// call per block, never per record.
+struct RecordFunction {
+  enum class Kind : std::uint8_t { select, where, combine };
+  Kind kind = Kind::select;
+  std::string name;
+  std::string signature;            // "select Point -> u32", for errors
+  std::uint32_t in_bytes = 0;       // record bytes read (combine: the accumulated type)
+  std::uint32_t out_bytes = 0;      // select: bytes of each result
+  std::uint32_t context_bytes = 0;  // 0: no context
+  // select: out[i] = f(in[i]) for in.size() / in_bytes records; returns the count. where: the
+  // records kept, in order, at the start of `out`; returns how many.
+  std::function<std::uint64_t(std::span<const std::byte> in, std::span<std::byte> out,
+                              std::span<const std::byte> context)>
+      block;
+  // A select whose results are integers: the results widened to u64 (the grouping's keys).
+  std::function<void(std::span<const std::byte> results, std::span<std::uint64_t> keys)> widen;
+  // combine: accs[group_of[i]] = combine(accs[group_of[i]], values[i]) for every i whose
+  // group_of[i] is not `skip` (a group's first value, copied into its accumulator instead).
+  static constexpr std::uint32_t skip = 0xffffffffu;
+  std::function<void(std::byte* accs, std::span<const std::uint32_t> group_of,
+                     std::span<const std::byte> values)>
+      scatter;
+};
+
+// The process's functions by name.
+class FunctionTable {
+ public:
+  static FunctionTable& instance();
+  // Throws when another function of that name with another signature is registered; the same
+  // name and signature registered again (a second program in one process) replaces it: register
+  // before operations run.
+  void add(RecordFunction function);
+  // Throws naming the function, and `expected` (a signature) when given and different.
+  const RecordFunction& find(const std::string& name, const std::string& expected = {}) const;
+
+ private:
+  FunctionTable() = default;
+  mutable std::mutex lock_;
+  std::map<std::string, RecordFunction> functions_;  // stable references for find()
+};
+
+// The name of a record type in signatures: its size (types have no names in C++ at run time).
+std::string record_name(std::uint32_t bytes, bool integral = false, bool is_signed = false);
+template <typename T>
+std::string record_name() {
+  return record_name(sizeof(T), std::is_integral_v<T>, std::is_signed_v<T>);
+}
+
+// Select: Out f(const In&) or, with a context of records C, Out f(const In&, std::span<const C>).
+template <Record In, Record Out, typename Context = void>
+class Select {
+ public:
+  using Body = std::conditional_t<std::is_void_v<Context>, std::function<Out(const In&)>,
+                                  std::function<Out(const In&, std::span<const Context>)>>;
+  using input_type = In;
+  using output_type = Out;
+  using context_type = Context;
+
+  Select(std::string name, Body body) : name_(std::move(name)) {
+    RecordFunction function;
+    function.kind = RecordFunction::Kind::select;
+    function.name = name_;
+    function.signature = signature();
+    function.in_bytes = sizeof(In);
+    function.out_bytes = sizeof(Out);
+    if constexpr (!std::is_void_v<Context>) function.context_bytes = sizeof(Context);
+    function.block = [body](std::span<const std::byte> in, std::span<std::byte> out,
+                            std::span<const std::byte> context_bytes) -> std::uint64_t {
+      const std::uint64_t n = in.size() / sizeof(In);
+      for (std::uint64_t i = 0; i < n; ++i) {
+        In record;
+        std::memcpy(&record, in.data() + i * sizeof(In), sizeof(In));
+        Out result;
+        if constexpr (std::is_void_v<Context>) {
+          result = body(record);
+        } else {
+          const std::span<const Context> records(
+              reinterpret_cast<const Context*>(context_bytes.data()),
+              context_bytes.size() / sizeof(Context));
+          result = body(record, records);
+        }
+        std::memcpy(out.data() + i * sizeof(Out), &result, sizeof(Out));
+      }
+      return n;
+    };
+    if constexpr (Key<Out>) {
+      function.widen = [](std::span<const std::byte> results, std::span<std::uint64_t> keys) {
+        for (std::size_t i = 0; i < keys.size(); ++i) {
+          Out key;
+          std::memcpy(&key, results.data() + i * sizeof(Out), sizeof(Out));
+          keys[i] = static_cast<std::uint64_t>(key);
+        }
+      };
+    }
+    FunctionTable::instance().add(std::move(function));
+  }
+  const std::string& name() const { return name_; }
+  static std::string signature() {
+    std::string s = "select " + record_name<In>() + " -> " + record_name<Out>();
+    if constexpr (!std::is_void_v<Context>) s += " with context " + record_name<Context>();
+    return s;
+  }
+
+ private:
+  std::string name_;
+};
+
+// Where: bool f(const In&) or bool f(const In&, std::span<const C>).
+template <Record In, typename Context = void>
+class Where {
+ public:
+  using Body = std::conditional_t<std::is_void_v<Context>, std::function<bool(const In&)>,
+                                  std::function<bool(const In&, std::span<const Context>)>>;
+  using input_type = In;
+  using context_type = Context;
+
+  Where(std::string name, Body body) : name_(std::move(name)) {
+    RecordFunction function;
+    function.kind = RecordFunction::Kind::where;
+    function.name = name_;
+    function.signature = signature();
+    function.in_bytes = sizeof(In);
+    function.out_bytes = sizeof(In);
+    if constexpr (!std::is_void_v<Context>) function.context_bytes = sizeof(Context);
+    function.block = [body](std::span<const std::byte> in, std::span<std::byte> out,
+                            std::span<const std::byte> context_bytes) -> std::uint64_t {
+      const std::uint64_t n = in.size() / sizeof(In);
+      std::uint64_t kept = 0;
+      for (std::uint64_t i = 0; i < n; ++i) {
+        In record;
+        std::memcpy(&record, in.data() + i * sizeof(In), sizeof(In));
+        bool keep;
+        if constexpr (std::is_void_v<Context>) {
+          keep = body(record);
+        } else {
+          keep = body(record, std::span<const Context>(
+                                  reinterpret_cast<const Context*>(context_bytes.data()),
+                                  context_bytes.size() / sizeof(Context)));
+        }
+        if (keep) std::memcpy(out.data() + kept++ * sizeof(In), &record, sizeof(In));
+      }
+      return kept;
+    };
+    FunctionTable::instance().add(std::move(function));
+  }
+  const std::string& name() const { return name_; }
+  static std::string signature() {
+    std::string s = "where " + record_name<In>();
+    if constexpr (!std::is_void_v<Context>) s += " with context " + record_name<Context>();
+    return s;
+  }
+
+ private:
+  std::string name_;
+};
+
+// Combine: A f(const A&, const A&), associative and commutative (an aggregate's step: the
+// partial results of blocks, partitions and ranks are combined in any order).
+template <Record A>
+class Combine {
+ public:
+  using Body = std::function<A(const A&, const A&)>;
+  using value_type = A;
+
+  Combine(std::string name, Body body) : name_(std::move(name)) {
+    RecordFunction function;
+    function.kind = RecordFunction::Kind::combine;
+    function.name = name_;
+    function.signature = signature();
+    function.in_bytes = sizeof(A);
+    function.out_bytes = sizeof(A);
+    function.scatter = [body](std::byte* accs, std::span<const std::uint32_t> group_of,
+                              std::span<const std::byte> values) {
+      for (std::size_t i = 0; i < group_of.size(); ++i) {
+        if (group_of[i] == RecordFunction::skip) continue;
+        A acc;
+        A next;
+        std::byte* into = accs + std::size_t{group_of[i]} * sizeof(A);
+        std::memcpy(&acc, into, sizeof(A));
+        std::memcpy(&next, values.data() + i * sizeof(A), sizeof(A));
+        acc = body(acc, next);
+        std::memcpy(into, &acc, sizeof(A));
+      }
+    };
+    FunctionTable::instance().add(std::move(function));
+  }
+  const std::string& name() const { return name_; }
+  static std::string signature() { return "combine " + record_name<A>(); }
+
+ private:
+  std::string name_;
+};
+
+}  // namespace strata::dataset

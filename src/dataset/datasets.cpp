@@ -1,0 +1,452 @@
+#include "strata/dataset/datasets.hpp"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "operation_args.hpp"
+#include "strata/base/error.hpp"
+
+namespace strata::dataset {
+
+using cluster::ChunkRef;
+using cluster::Use;
+using runtime::Access;
+
+namespace detail {
+
+DatasetState::~DatasetState() {
+  if (owner == nullptr || owner->datasets == nullptr) return;
+  try {
+    owner->datasets->release(blocks);
+  } catch (...) {
+    // A driver that failed keeps its chunks; the failure is reported where it happened.
+  }
+}
+
+}  // namespace detail
+
+namespace {
+
+std::string block_name(const std::string& name, std::size_t block) {
+  return name + " block " + std::to_string(block);
+}
+
+// Checks that `function` is registered with `kind`, reads records of `bytes` and, with a
+// context of `context_bytes` records (0: none), takes one.
+const RecordFunction& checked(const std::string& name, RecordFunction::Kind kind,
+                              std::uint32_t bytes, const Datasets::State* context,
+                              const std::string& data) {
+  const RecordFunction& function = FunctionTable::instance().find(name);
+  if (function.kind != kind) {
+    throw Error("data-set function '" + name + "' is a " + function.signature +
+                ", which this operator does not take");
+  }
+  if (function.in_bytes != bytes) {
+    throw Error("data-set function '" + name + "' (" + function.signature + ") cannot read '" +
+                data + "', whose records have " + std::to_string(bytes) + " bytes");
+  }
+  const std::uint32_t given = context == nullptr ? 0 : (*context)->record_bytes;
+  if (given != function.context_bytes) {
+    throw Error("data-set function '" + name + "' (" + function.signature + ") is given " +
+                (context == nullptr ? std::string("no context")
+                                    : "context '" + (*context)->name + "' of " +
+                                          std::to_string(given) + "-byte records"));
+  }
+  return function;
+}
+
+void add_uses(std::vector<Use>& uses, const Datasets::State& state,
+              const std::vector<std::uint32_t>& blocks, Access mode) {
+  for (std::uint32_t b : blocks)
+    uses.push_back({state->blocks[b].chunk, mode});
+}
+
+void add_context(std::vector<Use>& uses, const Datasets::State* context) {
+  if (context == nullptr) return;
+  for (const detail::Block& block : (*context)->blocks)
+    uses.push_back({block.chunk, Access::read});
+}
+
+std::uint32_t context_blocks(const Datasets::State* context) {
+  return context == nullptr ? 0 : static_cast<std::uint32_t>((*context)->blocks.size());
+}
+
+std::uint64_t capacity_of(const Datasets::State& state, const std::vector<std::uint32_t>& blocks) {
+  std::uint64_t records = 0;
+  for (std::uint32_t b : blocks)
+    records += state->blocks[b].capacity;
+  return records;
+}
+
+}  // namespace
+
+Datasets::Datasets(node::Node& node, cluster::Driver& driver, DatasetOptions options)
+    : node_(node),
+      driver_(driver),
+      options_(options),
+      owner_(std::make_shared<detail::Owner>(detail::Owner{this})) {}
+
+Datasets::~Datasets() {
+  owner_->datasets = nullptr;
+}
+
+void Datasets::prepare(node::Node& node) {
+  detail::define_operations(node.program());
+}
+
+std::uint32_t Datasets::partitions_per_rank() const {
+  if (options_.partitions_per_rank != 0) return options_.partitions_per_rank;
+  runtime::Runtime& runtime = node_.runtime();
+  return std::max<std::uint32_t>(
+      1, static_cast<std::uint32_t>(runtime.executor(runtime.cpu()).worker_count()));
+}
+
+Datasets::State Datasets::make_state(std::string name, std::uint32_t record_bytes) {
+  if (record_bytes == 0) throw Error("data set '" + name + "': records of 0 bytes");
+  return std::make_shared<detail::DatasetState>(owner_, std::move(name), record_bytes);
+}
+
+void Datasets::release(const std::vector<detail::Block>& blocks) {
+  for (const detail::Block& block : blocks)
+    driver_.destroy(block.chunk);
+}
+
+namespace {
+
+// `count` records in `blocks` blocks (0: `fallback`) of about equal size, none empty.
+std::vector<std::uint64_t> block_sizes(std::uint64_t count, std::uint64_t blocks,
+                                       std::uint64_t fallback) {
+  std::uint64_t b = blocks == 0 ? fallback : blocks;
+  b = std::min(b, count);
+  std::vector<std::uint64_t> sizes(b);
+  for (std::uint64_t i = 0; i < b; ++i)
+    sizes[i] = count * (i + 1) / b - count * i / b;
+  return sizes;
+}
+
+}  // namespace
+
+Datasets::State Datasets::create(std::string name, std::uint32_t record_bytes,
+                                 std::span<const std::byte> records, std::uint64_t blocks) {
+  State state = make_state(std::move(name), record_bytes);
+  if (records.size() % record_bytes != 0) {
+    throw Error("data set '" + state->name + "': " + std::to_string(records.size()) +
+                " bytes are not whole records of " + std::to_string(record_bytes) + " bytes");
+  }
+  const std::uint64_t count = records.size() / record_bytes;
+  const int ranks = driver_.size();
+  const auto sizes = block_sizes(count, blocks, std::uint64_t{4} * partitions_per_rank() * ranks);
+  cluster::PlanBatch batch(driver_);
+  std::uint64_t first = 0;
+  for (std::size_t b = 0; b < sizes.size(); ++b) {
+    const int rank = static_cast<int>(b * ranks / sizes.size());
+    const ChunkRef chunk =
+        driver_.create_chunk(block_name(state->name, b), sizes[b] * record_bytes, rank);
+    state->blocks.push_back({chunk, rank, sizes[b], false});
+    driver_.write(chunk, records.subspan(first * record_bytes, sizes[b] * record_bytes));
+    first += sizes[b];
+  }
+  return state;
+}
+
+Datasets::State Datasets::generate_blocks(std::string name, std::uint32_t record_bytes,
+                                          std::uint64_t count, const std::string& function,
+                                          std::uint64_t blocks) {
+  const RecordFunction& f = checked(function, RecordFunction::Kind::select, 8, nullptr, name);
+  if (f.out_bytes != record_bytes) {
+    throw Error("generate: function '" + function + "' (" + f.signature + ") does not make " +
+                std::to_string(record_bytes) + "-byte records");
+  }
+  State state = make_state(std::move(name), record_bytes);
+  const int ranks = driver_.size();
+  const auto sizes = block_sizes(count, blocks, std::uint64_t{4} * partitions_per_rank() * ranks);
+  std::vector<std::uint64_t> firsts;
+  std::uint64_t first = 0;
+  for (std::size_t b = 0; b < sizes.size(); ++b) {
+    const int rank = static_cast<int>(b * ranks / sizes.size());
+    state->blocks.push_back(
+        {driver_.create_chunk(block_name(state->name, b), sizes[b] * record_bytes, rank), rank,
+         sizes[b], false});
+    firsts.push_back(first);
+    first += sizes[b];
+  }
+  cluster::PlanBatch batch(driver_);
+  for (const Partition& unit : units_of(state)) {
+    std::vector<Use> uses;
+    add_uses(uses, state, unit.blocks, Access::write);
+    detail::GenerateArgs args{function, {}};
+    for (std::uint32_t b : unit.blocks)
+      args.first.push_back(firsts[b]);
+    driver_.run_with(unit.rank, detail::operations::generate, uses, args);
+  }
+  return state;
+}
+
+const Split& Datasets::split_of(const State& in) {
+  if (in->split) return *in->split;
+  const std::uint32_t per_rank = partitions_per_rank();
+  Split split;
+  for (int rank = 0; rank < driver_.size(); ++rank) {
+    std::vector<std::uint32_t> local;
+    for (std::uint32_t b = 0; b < in->blocks.size(); ++b) {
+      if (in->blocks[b].rank == rank) local.push_back(b);
+    }
+    const std::size_t parts = std::min<std::size_t>(per_rank, local.size());
+    for (std::size_t p = 0; p < parts; ++p) {
+      Partition partition{rank, {}};
+      for (std::size_t i = local.size() * p / parts; i < local.size() * (p + 1) / parts; ++i)
+        partition.blocks.push_back(local[i]);
+      split.partitions.push_back(std::move(partition));
+    }
+  }
+  in->split = std::move(split);
+  return *in->split;
+}
+
+std::vector<Partition> Datasets::units_of(const State& in) {
+  if (options_.unit == TaskUnit::partition) return split_of(in).partitions;
+  std::vector<Partition> units;
+  for (std::uint32_t b = 0; b < in->blocks.size(); ++b)
+    units.push_back({in->blocks[b].rank, {b}});
+  return units;
+}
+
+Datasets::State Datasets::select_blocks(const State& in, const std::string& function,
+                                        std::uint32_t out_bytes, const State* context) {
+  const RecordFunction& f =
+      checked(function, RecordFunction::Kind::select, in->record_bytes, context, in->name);
+  if (f.out_bytes != out_bytes) throw Error("select: '" + function + "' gives other records");
+  State out = make_state(in->name + "." + function, out_bytes);
+  for (std::size_t b = 0; b < in->blocks.size(); ++b) {
+    const detail::Block& from = in->blocks[b];
+    const std::string name = block_name(out->name, b);
+    const ChunkRef chunk =
+        from.late ? driver_.create_late_chunk(
+                        name, std::max<std::uint64_t>(1, from.capacity) * out_bytes, from.rank)
+                  : driver_.create_chunk(name, from.capacity * out_bytes, from.rank);
+    out->blocks.push_back({chunk, from.rank, from.capacity, from.late});
+  }
+  const std::vector<Partition> units = units_of(in);
+  out->split = in->split;
+  cluster::PlanBatch batch(driver_);
+  for (const Partition& unit : units) {
+    std::vector<Use> uses;
+    add_uses(uses, in, unit.blocks, Access::read);
+    add_uses(uses, out, unit.blocks, Access::write);
+    add_context(uses, context);
+    detail::BlockArgs args{
+        function, static_cast<std::uint32_t>(unit.blocks.size()), context_blocks(context), {}};
+    for (std::uint32_t b : unit.blocks)
+      args.late.push_back(in->blocks[b].late ? 1 : 0);
+    driver_.run_with(unit.rank, detail::operations::select, uses, args);
+  }
+  return out;
+}
+
+Datasets::State Datasets::where_blocks(const State& in, const std::string& function,
+                                       const State* context) {
+  checked(function, RecordFunction::Kind::where, in->record_bytes, context, in->name);
+  State out = make_state(in->name + "." + function, in->record_bytes);
+  for (std::size_t b = 0; b < in->blocks.size(); ++b) {
+    const detail::Block& from = in->blocks[b];
+    const ChunkRef chunk = driver_.create_late_chunk(
+        block_name(out->name, b), std::max<std::uint64_t>(1, from.capacity) * in->record_bytes,
+        from.rank);
+    out->blocks.push_back({chunk, from.rank, from.capacity, true});
+  }
+  const std::vector<Partition> units = units_of(in);
+  out->split = in->split;
+  cluster::PlanBatch batch(driver_);
+  for (const Partition& unit : units) {
+    std::vector<Use> uses;
+    add_uses(uses, in, unit.blocks, Access::read);
+    add_uses(uses, out, unit.blocks, Access::write);
+    add_context(uses, context);
+    detail::BlockArgs args{function, static_cast<std::uint32_t>(unit.blocks.size()),
+                           context_blocks(context),
+                           std::vector<std::uint8_t>(unit.blocks.size(), 1)};
+    driver_.run_with(unit.rank, detail::operations::where, uses, args);
+  }
+  return out;
+}
+
+Datasets::State Datasets::group_blocks(const State& in, const GroupShape& shape,
+                                       const State* context) {
+  const RecordFunction& key =
+      checked(shape.key, RecordFunction::Kind::select, in->record_bytes, context, in->name);
+  if (!key.widen || key.out_bytes != shape.key_bytes)
+    throw Error("group_by: key function '" + shape.key + "' (" + key.signature + ") is no key");
+  std::uint32_t value_bytes = in->record_bytes;
+  if (!shape.value.empty()) {
+    const RecordFunction& value = FunctionTable::instance().find(shape.value);
+    if (value.kind != RecordFunction::Kind::select || value.in_bytes != in->record_bytes) {
+      throw Error("group_by: value function '" + shape.value + "' (" + value.signature +
+                  ") cannot read '" + in->name + "'");
+    }
+    if (value.context_bytes != 0 && value.context_bytes != key.context_bytes)
+      throw Error("group_by: value function '" + shape.value + "' takes another context");
+    value_bytes = value.out_bytes;
+  }
+  const RecordFunction& combine =
+      checked(shape.combine, RecordFunction::Kind::combine, value_bytes, nullptr, in->name);
+  if (combine.in_bytes != shape.value_bytes || value_bytes != shape.value_bytes)
+    throw Error("group_by: combine '" + shape.combine + "' does not combine the values");
+
+  const auto ranks = static_cast<std::uint32_t>(driver_.size());
+  const std::uint64_t most = options_.max_groups;
+  State out = make_state(in->name + ".group_by(" + shape.key + ")", shape.group_bytes);
+  const std::vector<Partition> units = units_of(in);
+  cluster::PlanBatch batch(driver_);
+  // partials[u][r]: the groups of unit u for rank r, and their capacity in groups.
+  std::vector<std::vector<ChunkRef>> partials(units.size());
+  std::vector<std::uint64_t> merged(ranks, 0);
+  for (std::size_t u = 0; u < units.size(); ++u) {
+    const Partition& unit = units[u];
+    const std::uint64_t groups =
+        std::max<std::uint64_t>(1, std::min(capacity_of(in, unit.blocks), most));
+    std::vector<Use> uses;
+    add_uses(uses, in, unit.blocks, Access::read);
+    for (std::uint32_t r = 0; r < ranks; ++r) {
+      partials[u].push_back(driver_.create_late_chunk(
+          out->name + " partial " + std::to_string(u) + " for rank " + std::to_string(r),
+          groups * shape.group_bytes, unit.rank));
+      uses.push_back({partials[u].back(), Access::write});
+      merged[r] += groups;
+    }
+    add_context(uses, context);
+    detail::GroupArgs args{shape, static_cast<std::uint32_t>(unit.blocks.size()), ranks,
+                           context_blocks(context)};
+    driver_.run_with(unit.rank, detail::operations::group_partial, uses, args);
+  }
+  for (std::uint32_t r = 0; r < ranks; ++r) {
+    const std::uint64_t groups = std::max<std::uint64_t>(1, std::min(merged[r], most));
+    const ChunkRef chunk = driver_.create_late_chunk(
+        block_name(out->name, r), groups * shape.group_bytes, static_cast<int>(r));
+    out->blocks.push_back({chunk, static_cast<int>(r), groups, true});
+    std::vector<Use> uses;
+    for (const auto& unit_partials : partials)
+      uses.push_back({unit_partials[r], Access::read});
+    uses.push_back({chunk, Access::write});
+    detail::GroupArgs args{shape, static_cast<std::uint32_t>(units.size()), 1, 0};
+    driver_.run_with(static_cast<int>(r), detail::operations::group_merge, uses, args);
+  }
+  for (const auto& unit_partials : partials) {
+    for (const ChunkRef chunk : unit_partials)
+      driver_.destroy(chunk);
+  }
+  return out;
+}
+
+std::optional<std::vector<std::byte>> Datasets::aggregate_blocks(const State& in,
+                                                                 const std::string& combine) {
+  const RecordFunction& f =
+      checked(combine, RecordFunction::Kind::combine, in->record_bytes, nullptr, in->name);
+  std::vector<ChunkRef> partials;
+  {
+    cluster::PlanBatch batch(driver_);
+    for (const Partition& unit : units_of(in)) {
+      partials.push_back(driver_.create_late_chunk(in->name + "." + combine + " partial",
+                                                   in->record_bytes, unit.rank));
+      std::vector<Use> uses;
+      add_uses(uses, in, unit.blocks, Access::read);
+      uses.push_back({partials.back(), Access::write});
+      driver_.run_with(unit.rank, detail::operations::fold, uses,
+                       detail::FoldArgs{combine, static_cast<std::uint32_t>(unit.blocks.size())});
+    }
+  }
+  std::optional<std::vector<std::byte>> acc;
+  for (const ChunkRef chunk : partials) {
+    const std::vector<std::byte> bytes = driver_.fetch(chunk);
+    driver_.destroy(chunk);
+    if (bytes.empty()) continue;
+    if (!acc) {
+      acc = bytes;
+      continue;
+    }
+    const std::uint32_t into = 0;
+    f.scatter(acc->data(), std::span(&into, 1), bytes);
+  }
+  return acc;
+}
+
+const std::vector<std::uint64_t>& Datasets::records_of(const State& in) {
+  if (!in->records) {
+    std::vector<std::uint64_t> records;
+    for (const detail::Block& block : in->blocks) {
+      records.push_back(block.late ? driver_.size_of(block.chunk) / in->record_bytes
+                                   : block.capacity);
+    }
+    in->records = std::move(records);
+  }
+  return *in->records;
+}
+
+std::uint64_t Datasets::count_records(const State& in) {
+  const std::vector<std::uint64_t>& records = records_of(in);
+  std::uint64_t count = 0;
+  for (std::uint64_t n : records)
+    count += n;
+  return count;
+}
+
+std::vector<std::byte> Datasets::collect_blocks(const State& in) {
+  std::vector<std::byte> all;
+  for (const detail::Block& block : in->blocks) {
+    const std::vector<std::byte> bytes = driver_.fetch(block.chunk);
+    all.insert(all.end(), bytes.begin(), bytes.end());
+  }
+  return all;
+}
+
+std::vector<std::uint64_t> Datasets::item_indexes_of(const State& in, const Partition& partition) {
+  const std::vector<std::uint64_t>& records = records_of(in);
+  std::vector<std::uint64_t> starts(records.size() + 1, 0);
+  for (std::size_t b = 0; b < records.size(); ++b)
+    starts[b + 1] = starts[b] + records[b];
+  std::vector<std::uint64_t> indexes;
+  for (std::uint32_t b : partition.blocks) {
+    if (b >= records.size())
+      throw Error("item_indexes: the partition is not of '" + in->name + "'");
+    for (std::uint64_t i = starts[b]; i < starts[b + 1]; ++i)
+      indexes.push_back(i);
+  }
+  return indexes;
+}
+
+Datasets::State Datasets::rechunk_blocks(const State& in, std::uint32_t blocks_per_rank) {
+  const std::vector<std::uint64_t>& records = records_of(in);
+  std::vector<std::uint64_t> starts(records.size() + 1, 0);
+  for (std::size_t b = 0; b < records.size(); ++b)
+    starts[b + 1] = starts[b] + records[b];
+  const int ranks = driver_.size();
+  const auto sizes = block_sizes(starts.back(), std::uint64_t{blocks_per_rank} * ranks, 1);
+  State out = make_state(in->name + ".rechunk", in->record_bytes);
+  cluster::PlanBatch batch(driver_);
+  std::uint64_t first = 0;
+  std::size_t source = 0;
+  for (std::size_t j = 0; j < sizes.size(); ++j) {
+    const int rank = static_cast<int>(j * ranks / sizes.size());
+    const ChunkRef chunk =
+        driver_.create_chunk(block_name(out->name, j), sizes[j] * in->record_bytes, rank);
+    out->blocks.push_back({chunk, rank, sizes[j], false});
+    std::vector<Use> uses;
+    detail::GatherArgs args{in->record_bytes, {}};
+    const std::uint64_t end = first + sizes[j];
+    while (starts[source + 1] <= first)
+      ++source;
+    for (std::size_t b = source; b < records.size() && starts[b] < end; ++b) {
+      const std::uint64_t from = std::max(first, starts[b]);
+      const std::uint64_t to = std::min(end, starts[b + 1]);
+      if (from >= to) continue;
+      args.pieces.push_back({static_cast<std::uint32_t>(uses.size()), from - starts[b], to - from});
+      uses.push_back({in->blocks[b].chunk, Access::read});
+    }
+    uses.push_back({chunk, Access::write});
+    driver_.run_with(rank, detail::operations::gather, uses, args);
+    first = end;
+  }
+  return out;
+}
+
+}  // namespace strata::dataset

@@ -1,0 +1,86 @@
+#include "group_table.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+#include "operation_args.hpp"
+#include "strata/base/error.hpp"
+
+namespace strata::dataset::detail {
+
+GroupTable::GroupTable(const GroupShape& shape, const RecordFunction& combine)
+    : shape_(shape), combine_(combine) {}
+
+void GroupTable::add(std::span<const std::uint64_t> keys, std::span<const std::byte> values,
+                     std::span<const std::uint64_t> counts) {
+  const std::size_t bytes = shape_.value_bytes;
+  group_of_.resize(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const auto [it, added] = index_.try_emplace(keys[i], static_cast<std::uint32_t>(keys_.size()));
+    const std::uint64_t n = counts.empty() ? 1 : counts[i];
+    if (added) {
+      keys_.push_back(keys[i]);
+      counts_.push_back(n);
+      values_.insert(values_.end(), values.begin() + static_cast<std::ptrdiff_t>(i * bytes),
+                     values.begin() + static_cast<std::ptrdiff_t>((i + 1) * bytes));
+      group_of_[i] = RecordFunction::skip;
+    } else {
+      counts_[it->second] += n;
+      group_of_[i] = it->second;
+    }
+  }
+  combine_.scatter(values_.data(), group_of_, values);
+}
+
+void GroupTable::add_groups(std::span<const std::byte> groups) {
+  const std::size_t n = groups.size() / shape_.group_bytes;
+  std::vector<std::uint64_t> keys(n);
+  std::vector<std::uint64_t> counts(n);
+  std::vector<std::byte> values(n * shape_.value_bytes);
+  for (std::size_t g = 0; g < n; ++g) {
+    const std::byte* group = groups.data() + g * shape_.group_bytes;
+    std::uint64_t key = 0;
+    std::memcpy(&key, group, shape_.key_bytes);
+    if (shape_.key_signed && shape_.key_bytes < 8) {
+      const unsigned shift = 64 - 8 * shape_.key_bytes;
+      key = static_cast<std::uint64_t>(static_cast<std::int64_t>(key << shift) >> shift);
+    }
+    keys[g] = key;
+    std::memcpy(&counts[g], group + 8, 8);
+    std::memcpy(values.data() + g * shape_.value_bytes, group + shape_.value_offset,
+                shape_.value_bytes);
+  }
+  add(keys, values, counts);
+}
+
+std::uint64_t GroupTable::write(std::span<std::byte> out, std::uint32_t rank, std::uint32_t ranks,
+                                const std::string& what) const {
+  std::vector<std::uint32_t> chosen;
+  for (std::uint32_t g = 0; g < keys_.size(); ++g) {
+    if (ranks <= 1 || rank_of_key(keys_[g], ranks) == rank) chosen.push_back(g);
+  }
+  const std::uint64_t room = out.size() / shape_.group_bytes;
+  if (chosen.size() > room) {
+    throw Error(what + ": " + std::to_string(chosen.size()) + " groups, more than the " +
+                std::to_string(room) +
+                " its buffer holds (DatasetOptions::max_groups): raise max_groups");
+  }
+  const bool is_signed = shape_.key_signed;
+  std::sort(chosen.begin(), chosen.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return is_signed ? static_cast<std::int64_t>(keys_[a]) < static_cast<std::int64_t>(keys_[b])
+                     : keys_[a] < keys_[b];
+  });
+  std::memset(out.data(), 0, chosen.size() * shape_.group_bytes);
+  for (std::size_t i = 0; i < chosen.size(); ++i) {
+    std::byte* group = out.data() + i * shape_.group_bytes;
+    const std::uint32_t g = chosen[i];
+    std::memcpy(group, &keys_[g], shape_.key_bytes);
+    std::memcpy(group + 8, &counts_[g], 8);
+    std::memcpy(group + shape_.value_offset, values_.data() + std::size_t{g} * shape_.value_bytes,
+                shape_.value_bytes);
+  }
+  return chosen.size();
+}
+
+}  // namespace strata::dataset::detail

@@ -1,0 +1,44 @@
+#pragma once
+// The groups of one partition or rank in a group_by: each distinct key with its count and its
+// values combined by the user's function, written out as Group<K, A> records in key order.
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "strata/dataset/datasets.hpp"
+#include "strata/dataset/record_function.hpp"
+
+namespace strata::dataset::detail {
+
+class GroupTable {
+ public:
+  GroupTable(const GroupShape& shape, const RecordFunction& combine);
+
+  // Adds records: keys[i] with values[i] (value_bytes each) and counts[i] records (empty
+  // counts: one each), combined into the groups of equal keys.
+  void add(std::span<const std::uint64_t> keys, std::span<const std::byte> values,
+           std::span<const std::uint64_t> counts = {});
+  // Adds the Group records of `groups` (group_bytes each).
+  void add_groups(std::span<const std::byte> groups);
+  std::size_t size() const { return keys_.size(); }
+
+  // Writes the groups whose keys go to `rank` of `ranks` (rank_of_key), in key order, into
+  // `out` as Group records; returns how many. Throws naming `what` and `option` when they do
+  // not fit.
+  std::uint64_t write(std::span<std::byte> out, std::uint32_t rank, std::uint32_t ranks,
+                      const std::string& what) const;
+
+ private:
+  GroupShape shape_;
+  const RecordFunction& combine_;
+  std::unordered_map<std::uint64_t, std::uint32_t> index_;
+  std::vector<std::uint64_t> keys_;
+  std::vector<std::uint64_t> counts_;
+  std::vector<std::byte> values_;        // the groups' combined values
+  std::vector<std::uint32_t> group_of_;  // scratch of add()
+};
+
+}  // namespace strata::dataset::detail

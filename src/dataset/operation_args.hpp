@@ -1,0 +1,97 @@
+#pragma once
+// The arguments of the data-set operations that plans run on the ranks (operations.cpp), and
+// the order of the chunks each declares.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "strata/dataset/datasets.hpp"
+
+namespace strata::dataset::detail {
+
+namespace operations {
+inline constexpr const char* generate = "dataset.generate";  // out[k]
+inline constexpr const char* select = "dataset.select";      // in[k], out[k], context[c]
+inline constexpr const char* where = "dataset.where";        // in[k], out[k], context[c]
+inline constexpr const char* fold = "dataset.fold";          // in[k], out
+inline constexpr const char* group_partial =
+    "dataset.group_partial";                                       // in[k], out[ranks], context[c]
+inline constexpr const char* group_merge = "dataset.group_merge";  // in[parts], out
+inline constexpr const char* gather = "dataset.gather";            // in[m], out
+}  // namespace operations
+
+// generate: block i's records are f(first[i]), f(first[i] + 1), ...
+struct GenerateArgs {
+  std::string function;
+  std::vector<std::uint64_t> first;
+
+  template <class Archive>
+  void serialize(Archive& archive) {
+    archive(function, first);
+  }
+};
+
+// select and where over `blocks` blocks; `late[i]`: output block i is late-sized.
+struct BlockArgs {
+  std::string function;
+  std::uint32_t blocks = 0;
+  std::uint32_t contexts = 0;
+  std::vector<std::uint8_t> late;
+
+  template <class Archive>
+  void serialize(Archive& archive) {
+    archive(function, blocks, contexts, late);
+  }
+};
+
+struct FoldArgs {
+  std::string combine;
+  std::uint32_t blocks = 0;
+
+  template <class Archive>
+  void serialize(Archive& archive) {
+    archive(combine, blocks);
+  }
+};
+
+struct GroupArgs {
+  GroupShape shape;
+  std::uint32_t blocks = 0;  // group_partial: input blocks; group_merge: partials
+  std::uint32_t ranks = 0;   // group_partial: output chunks, one per rank
+  std::uint32_t contexts = 0;
+
+  template <class Archive>
+  void serialize(Archive& archive) {
+    archive(shape, blocks, ranks, contexts);
+  }
+};
+
+// gather: out = in[piece.use][piece.first .. piece.first + piece.count) for each piece, in order.
+struct GatherArgs {
+  struct Piece {
+    std::uint32_t use = 0;
+    std::uint64_t first = 0;
+    std::uint64_t count = 0;
+
+    template <class Archive>
+    void serialize(Archive& archive) {
+      archive(use, first, count);
+    }
+  };
+  std::uint32_t record_bytes = 0;
+  std::vector<Piece> pieces;
+
+  template <class Archive>
+  void serialize(Archive& archive) {
+    archive(record_bytes, pieces);
+  }
+};
+
+// Defines the operations above on the program.
+void define_operations(cluster::Program& program);
+
+// The rank a group's key goes to in a shuffle over `ranks` ranks.
+std::uint32_t rank_of_key(std::uint64_t key, std::uint32_t ranks);
+
+}  // namespace strata::dataset::detail
