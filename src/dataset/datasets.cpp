@@ -338,36 +338,32 @@ Datasets::State Datasets::group_blocks(const State& in, const GroupShape& shape,
   return out;
 }
 
-std::optional<std::vector<std::byte>> Datasets::aggregate_blocks(const State& in,
-                                                                 const std::string& combine) {
-  const RecordFunction& f =
-      checked(combine, RecordFunction::Kind::combine, in->record_bytes, nullptr, in->name);
+Datasets::State Datasets::reduce_blocks(const State& in, const std::string& combine) {
+  checked(combine, RecordFunction::Kind::combine, in->record_bytes, nullptr, in->name);
+  State out = make_state(in->name + "." + combine, in->record_bytes);
+  cluster::PlanBatch batch(driver_);
+  // Each unit folds its blocks; rank 0 folds the units' results.
   std::vector<ChunkRef> partials;
-  {
-    cluster::PlanBatch batch(driver_);
-    for (const Partition& unit : units_of(in)) {
-      partials.push_back(driver_.create_late_chunk(in->name + "." + combine + " partial",
-                                                   in->record_bytes, unit.rank));
-      std::vector<Use> uses;
-      add_uses(uses, in, unit.blocks, Access::read);
-      uses.push_back({partials.back(), Access::write});
-      driver_.run_with(unit.rank, detail::operations::fold, uses,
-                       detail::FoldArgs{combine, static_cast<std::uint32_t>(unit.blocks.size())});
-    }
+  for (const Partition& unit : units_of(in)) {
+    partials.push_back(
+        driver_.create_late_chunk(out->name + " partial", in->record_bytes, unit.rank));
+    std::vector<Use> uses;
+    add_uses(uses, in, unit.blocks, Access::read);
+    uses.push_back({partials.back(), Access::write});
+    driver_.run_with(unit.rank, detail::operations::fold, uses,
+                     detail::FoldArgs{combine, static_cast<std::uint32_t>(unit.blocks.size())});
   }
-  std::optional<std::vector<std::byte>> acc;
-  for (const ChunkRef chunk : partials) {
-    const std::vector<std::byte> bytes = driver_.fetch(chunk);
+  const ChunkRef result = driver_.create_late_chunk(block_name(out->name, 0), in->record_bytes, 0);
+  out->blocks.push_back({result, 0, 1, true});
+  std::vector<Use> uses;
+  for (const ChunkRef chunk : partials)
+    uses.push_back({chunk, Access::read});
+  uses.push_back({result, Access::write});
+  driver_.run_with(0, detail::operations::fold, uses,
+                   detail::FoldArgs{combine, static_cast<std::uint32_t>(partials.size())});
+  for (const ChunkRef chunk : partials)
     driver_.destroy(chunk);
-    if (bytes.empty()) continue;
-    if (!acc) {
-      acc = bytes;
-      continue;
-    }
-    const std::uint32_t into = 0;
-    f.scatter(acc->data(), std::span(&into, 1), bytes);
-  }
-  return acc;
+  return out;
 }
 
 const std::vector<std::uint64_t>& Datasets::records_of(const State& in) {

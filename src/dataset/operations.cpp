@@ -103,8 +103,7 @@ void fold(OperationContext& context) {
     const std::vector<std::uint32_t> into(rest.size() / bytes, 0);
     function.scatter(acc.data(), into, rest);
   }
-  const std::span<std::byte> out = context.chunk(args.blocks);
-  std::memcpy(out.data(), acc.data(), acc.size());
+  if (!acc.empty()) std::memcpy(context.chunk(args.blocks).data(), acc.data(), acc.size());
   context.set_size(args.blocks, acc.size());
 }
 

@@ -104,6 +104,9 @@ class Dataset {
   Grouping<K, T, void> group_by(const Select<T, K>& key) const;
   template <Key K, Record C>
   Grouping<K, T, C> group_by(const Select<T, K, C>& key, const Dataset<C>& context) const;
+  // The records combined with `f`, as a data set of one record (none when this one is empty),
+  // left on the ranks: what a loop's condition reads without the host.
+  Dataset<T> reduce(const Combine<T>& f) const;
   // The records combined with `f` (nullopt for an empty data set).
   std::optional<T> aggregate(const Combine<T>& f) const;
   std::uint64_t count() const;

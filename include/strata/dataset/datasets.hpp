@@ -108,8 +108,8 @@ class Datasets {
   State where_blocks(const State& in, const std::string& function, const State* context);
   State group_blocks(const State& in, const GroupShape& shape, const State* context);
   State rechunk_blocks(const State& in, std::uint32_t blocks_per_rank);
-  std::optional<std::vector<std::byte>> aggregate_blocks(const State& in,
-                                                         const std::string& combine);
+  // One late-sized block on rank 0: the records combined (no record when there are none).
+  State reduce_blocks(const State& in, const std::string& combine);
   std::uint64_t count_records(const State& in);
   std::vector<std::byte> collect_blocks(const State& in);
   const Split& split_of(const State& in);
@@ -227,12 +227,15 @@ Grouping<K, T, C> Dataset<T>::group_by(const Select<T, K, C>& key,
 }
 
 template <Record T>
+Dataset<T> Dataset<T>::reduce(const Combine<T>& f) const {
+  return Dataset<T>(detail::datasets_of(state_).reduce_blocks(state_, f.name()));
+}
+
+template <Record T>
 std::optional<T> Dataset<T>::aggregate(const Combine<T>& f) const {
-  const auto bytes = detail::datasets_of(state_).aggregate_blocks(state_, f.name());
-  if (!bytes) return std::nullopt;
-  T value;
-  std::memcpy(&value, bytes->data(), sizeof(T));
-  return value;
+  const std::vector<T> value = reduce(f).collect();
+  if (value.empty()) return std::nullopt;
+  return value.front();
 }
 
 template <Record T>
