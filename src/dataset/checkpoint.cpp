@@ -16,12 +16,14 @@
 namespace strata::dataset {
 namespace {
 
-constexpr char magic[] = "STRATA-DATASET-CHECKPOINT 1\n";
+constexpr char magic[] = "STRATA-DATASET-CHECKPOINT 2\n";
 
 struct Header {
   std::uint32_t iteration = 0;
   std::uint32_t record_bytes = 0;
   std::uint64_t records = 0;
+  std::uint32_t finished = 0;
+  std::uint32_t unused = 0;
 };
 
 }  // namespace
@@ -32,7 +34,8 @@ void write_checkpoint(const std::string& path, const Checkpoint& checkpoint) {
     std::ofstream out(part, std::ios::binary | std::ios::trunc);
     if (!out) throw Error("do_while: cannot write checkpoint '" + part + "'");
     const Header header{checkpoint.iteration, checkpoint.record_bytes,
-                        checkpoint.records.size() / checkpoint.record_bytes};
+                        checkpoint.records.size() / checkpoint.record_bytes,
+                        checkpoint.finished ? 1u : 0u, 0};
     out.write(magic, sizeof(magic) - 1);
     out.write(reinterpret_cast<const char*>(&header), sizeof(header));
     out.write(reinterpret_cast<const char*>(checkpoint.records.data()),
@@ -60,7 +63,7 @@ std::optional<Checkpoint> read_checkpoint(const std::string& path) {
   in.read(reinterpret_cast<char*>(&header), sizeof(header));
   if (!in || std::memcmp(head, magic, sizeof(head)) != 0 || header.record_bytes == 0)
     throw Error("do_while: '" + path + "' is not a data-set checkpoint");
-  Checkpoint checkpoint{header.iteration, header.record_bytes, {}};
+  Checkpoint checkpoint{header.iteration, header.record_bytes, {}, header.finished != 0};
   checkpoint.records.resize(header.records * header.record_bytes);
   in.read(reinterpret_cast<char*>(checkpoint.records.data()),
           static_cast<std::streamsize>(checkpoint.records.size()));

@@ -148,7 +148,7 @@ TEST(DatasetKMeans, DoWhileRunsToConvergenceAndAResumedLoopEndsByteIdentical) {
   };
   LoopReport clean;
   const std::vector<Point> converged =
-      do_while(datasets, start, step, changed, {50, {}, false}, &clean).collect();
+      do_while(datasets, start, step, changed, {50, {}, false, {}}, &clean).collect();
   EXPECT_TRUE(clean.converged);
   ASSERT_GT(clean.iterations, 3u);
   EXPECT_LT(clean.iterations, 50u);
@@ -157,12 +157,12 @@ TEST(DatasetKMeans, DoWhileRunsToConvergenceAndAResumedLoopEndsByteIdentical) {
   const std::string checkpoint = ::testing::TempDir() + "kmeans.checkpoint";
   std::remove(checkpoint.c_str());
   LoopReport first;
-  do_while(datasets, start, step, changed, {2, checkpoint, true}, &first);
+  do_while(datasets, start, step, changed, {2, checkpoint, true, {}}, &first);
   EXPECT_EQ(first.iterations, 2u);
   EXPECT_FALSE(first.converged);
   LoopReport resumed;
   const std::vector<Point> again =
-      do_while(datasets, start, step, changed, {50, checkpoint, true}, &resumed).collect();
+      do_while(datasets, start, step, changed, {50, checkpoint, true, {}}, &resumed).collect();
   EXPECT_EQ(resumed.resumed_after, 2u);
   EXPECT_EQ(resumed.iterations, clean.iterations);
   ASSERT_EQ(again.size(), converged.size());

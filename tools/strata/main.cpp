@@ -1,5 +1,5 @@
-// The `strata` command-line tool: `info`, `config`, `history`, `demo`, `launch`, `allpairs` and
-// `arrays` and `store`, each taking one flag per setting.
+// The `strata` command-line tool: `info`, `config`, `history`, `demo`, `launch`, `allpairs`,
+// `arrays`, `store` and `dataset`, each taking one flag per setting.
 
 #include <fmt/format.h>
 
@@ -9,6 +9,7 @@
 #include "allpairs_command.hpp"
 #include "arrays_command.hpp"
 #include "config_command.hpp"
+#include "dataset_command.hpp"
 #include "demo_command.hpp"
 #include "history_command.hpp"
 #include "info_command.hpp"
@@ -49,6 +50,7 @@ int main(int argc, char** argv) {
   AllPairsOptions allpairs_options;
   ArraysOptions arrays_options;
   StoreOptions store_options;
+  DatasetOptions dataset_options;
   CLI::App& info = add_info_command(app, info_options);
   CLI::App& config = add_config_command(app, config_options);
   CLI::App& history = add_history_command(app, history_options);
@@ -57,12 +59,15 @@ int main(int argc, char** argv) {
   CLI::App& allpairs = add_allpairs_command(app, allpairs_options, setting_flags);
   CLI::App& arrays = add_arrays_command(app, arrays_options);
   CLI::App& store = add_store_command(app, store_options);
+  CLI::App& dataset = add_dataset_command(app, dataset_options);
   for (CLI::App* command : {&info, &config, &history, &demo, &allpairs, &arrays})
     setting_flags.add_to(*command);
   // ... and after `allpairs run`, `allpairs generate`, ...
   for (CLI::App* command : allpairs.get_subcommands(std::function<bool(CLI::App*)>{}))
     setting_flags.add_to(*command);
   for (CLI::App* command : arrays.get_subcommands(std::function<bool(CLI::App*)>{}))
+    setting_flags.add_to(*command);
+  for (CLI::App* command : dataset.get_subcommands(std::function<bool(CLI::App*)>{}))
     setting_flags.add_to(*command);
 
   try {
@@ -81,6 +86,7 @@ int main(int argc, char** argv) {
     if (allpairs.parsed()) return run_allpairs_command(allpairs, effective, allpairs_options);
     if (arrays.parsed()) return run_arrays_command(effective, arrays_options);
     if (store.parsed()) return run_store_command(store_options);
+    if (dataset.parsed()) return run_dataset_command(dataset, effective, dataset_options);
     return run_demo_command(effective, demo_options);
   } catch (const strata::ConfigError& error) {
     fmt::print(stderr, "strata: error: {}\n", error.what());

@@ -22,6 +22,8 @@ struct LoopOptions {
   std::string checkpoint;
   // Start from the checkpoint when the file exists.
   bool resume = false;
+  // Called on the driver after each iteration, with the iterations done so far.
+  std::function<void(std::uint32_t)> on_iteration;
 };
 
 struct LoopReport {
@@ -30,11 +32,13 @@ struct LoopReport {
   bool converged = false;           // the condition ended it, not max_iterations
 };
 
-// A checkpoint: the iteration it follows and its records' bytes.
+// A checkpoint: the iteration it follows, its records' bytes, and whether the loop ended there
+// (its condition said stop: a resumed loop returns these records as they are).
 struct Checkpoint {
   std::uint32_t iteration = 0;
   std::uint32_t record_bytes = 0;
   std::vector<std::byte> records;
+  bool finished = false;
 };
 // Writes `checkpoint` to `path` (path + ".part" first, synced, then renamed).
 void write_checkpoint(const std::string& path, const Checkpoint& checkpoint);
@@ -58,6 +62,11 @@ Dataset<T> do_while(Datasets& datasets, const Dataset<T>& initial, Body body, Co
       current = Dataset<T>(datasets.create(initial.name() + " (resumed)", sizeof(T), saved->records,
                                            initial.block_count()));
       done.iterations = done.resumed_after = saved->iteration;
+      if (saved->finished) {
+        done.converged = true;
+        if (report) *report = done;
+        return current;
+      }
     }
   }
   if (done.iterations >= options.max_iterations) {
@@ -79,8 +88,9 @@ Dataset<T> do_while(Datasets& datasets, const Dataset<T>& initial, Body body, Co
     ++done.iterations;
     if (!options.checkpoint.empty()) {
       write_checkpoint(options.checkpoint,
-                       {done.iterations, sizeof(T), datasets.collect_blocks(next.state())});
+                       {done.iterations, sizeof(T), datasets.collect_blocks(next.state()), !go_on});
     }
+    if (options.on_iteration) options.on_iteration(done.iterations);
     if (!go_on || !ahead) {
       done.converged = !go_on;
       if (report) *report = done;
