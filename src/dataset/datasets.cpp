@@ -1,6 +1,7 @@
 #include "strata/dataset/datasets.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <utility>
 
@@ -443,6 +444,114 @@ Datasets::State Datasets::rechunk_blocks(const State& in, std::uint32_t blocks_p
     first = end;
   }
   return out;
+}
+
+Datasets::State Datasets::shuffle(const State& in, std::string name, const std::string& key,
+                                  std::vector<std::string> splitters, const char* merge) {
+  const auto ranks = static_cast<std::uint32_t>(driver_.size());
+  const std::uint32_t bytes = in->record_bytes;
+  const std::vector<Partition> units = units_of(in);
+  detail::RouteArgs route{key, std::move(splitters), bytes, ranks, 0};
+  // How many records each unit sends each rank: the host reads the counts, not the records.
+  std::vector<ChunkRef> counted;
+  {
+    cluster::PlanBatch batch(driver_);
+    for (const Partition& unit : units) {
+      counted.push_back(
+          driver_.create_chunk(name + " counts", std::uint64_t{8} * ranks, unit.rank));
+      std::vector<Use> uses;
+      add_uses(uses, in, unit.blocks, Access::read);
+      uses.push_back({counted.back(), Access::write});
+      route.blocks = static_cast<std::uint32_t>(unit.blocks.size());
+      driver_.run_with(unit.rank, detail::operations::route_count, uses, route);
+    }
+  }
+  std::vector<std::vector<std::uint64_t>> counts;
+  for (const ChunkRef chunk : counted) {
+    const std::vector<std::byte> bytes_of = driver_.fetch(chunk);
+    driver_.destroy(chunk);
+    counts.emplace_back(ranks);
+    std::memcpy(counts.back().data(), bytes_of.data(), std::size_t{8} * ranks);
+  }
+  State out = make_state(std::move(name), bytes);
+  cluster::PlanBatch batch(driver_);
+  std::vector<std::vector<ChunkRef>> parts(units.size());
+  for (std::size_t u = 0; u < units.size(); ++u) {
+    std::vector<Use> uses;
+    add_uses(uses, in, units[u].blocks, Access::read);
+    for (std::uint32_t r = 0; r < ranks; ++r) {
+      parts[u].push_back(driver_.create_late_chunk(
+          out->name + " part " + std::to_string(u) + " for rank " + std::to_string(r),
+          std::max<std::uint64_t>(1, counts[u][r]) * bytes, units[u].rank));
+      uses.push_back({parts[u].back(), Access::write});
+    }
+    route.blocks = static_cast<std::uint32_t>(units[u].blocks.size());
+    driver_.run_with(units[u].rank, detail::operations::route, uses, route);
+  }
+  for (std::uint32_t r = 0; r < ranks; ++r) {
+    std::uint64_t total = 0;
+    for (const auto& unit_counts : counts)
+      total += unit_counts[r];
+    const ChunkRef chunk = driver_.create_late_chunk(
+        block_name(out->name, r), std::max<std::uint64_t>(1, total) * bytes, static_cast<int>(r));
+    out->blocks.push_back({chunk, static_cast<int>(r), total, true});
+    std::vector<Use> uses;
+    for (const auto& unit_parts : parts)
+      uses.push_back({unit_parts[r], Access::read});
+    uses.push_back({chunk, Access::write});
+    driver_.run_with(static_cast<int>(r), merge, uses,
+                     detail::MergeArgs{key, bytes, static_cast<std::uint32_t>(units.size())});
+  }
+  for (const auto& unit_parts : parts) {
+    for (const ChunkRef chunk : unit_parts)
+      driver_.destroy(chunk);
+  }
+  return out;
+}
+
+Datasets::State Datasets::order_blocks(const State& in, const std::string& key) {
+  const RecordFunction& f =
+      checked(key, RecordFunction::Kind::select, in->record_bytes, nullptr, in->name);
+  if (!f.order) {
+    throw Error("order_by: key function '" + key + "' (" + f.signature +
+                ") does not give integers or arrays of bytes");
+  }
+  // A sample of every unit's keys, sorted; the ranks' ranges cut it into equal parts.
+  constexpr std::uint32_t samples = 64;
+  std::vector<ChunkRef> sampled;
+  {
+    cluster::PlanBatch batch(driver_);
+    for (const Partition& unit : units_of(in)) {
+      sampled.push_back(driver_.create_late_chunk(in->name + " key sample",
+                                                  std::uint64_t{samples} * f.out_bytes, unit.rank));
+      std::vector<Use> uses;
+      add_uses(uses, in, unit.blocks, Access::read);
+      uses.push_back({sampled.back(), Access::write});
+      driver_.run_with(
+          unit.rank, detail::operations::sample_keys, uses,
+          detail::SampleArgs{key, static_cast<std::uint32_t>(unit.blocks.size()), samples});
+    }
+  }
+  std::vector<std::string> keys;
+  for (const ChunkRef chunk : sampled) {
+    const std::vector<std::byte> bytes = driver_.fetch(chunk);
+    driver_.destroy(chunk);
+    for (std::size_t at = 0; at + f.out_bytes <= bytes.size(); at += f.out_bytes)
+      keys.emplace_back(reinterpret_cast<const char*>(bytes.data()) + at, f.out_bytes);
+  }
+  std::sort(keys.begin(), keys.end(), [](const std::string& a, const std::string& b) {
+    return std::memcmp(a.data(), b.data(), a.size()) < 0;
+  });
+  std::vector<std::string> splitters;
+  const std::size_t ranks = static_cast<std::size_t>(driver_.size());
+  for (std::size_t r = 1; r < ranks && !keys.empty(); ++r)
+    splitters.push_back(keys[r * keys.size() / ranks]);
+  return shuffle(in, in->name + ".order_by(" + key + ")", key, std::move(splitters),
+                 detail::operations::merge_sorted);
+}
+
+Datasets::State Datasets::distinct_blocks(const State& in) {
+  return shuffle(in, in->name + ".distinct", {}, {}, detail::operations::merge_distinct);
 }
 
 }  // namespace strata::dataset

@@ -17,7 +17,7 @@ void GroupTable::add(std::span<const std::uint64_t> keys, std::span<const std::b
   const std::size_t bytes = shape_.value_bytes;
   group_of_.resize(keys.size());
   for (std::size_t i = 0; i < keys.size(); ++i) {
-    const auto [it, added] = index_.try_emplace(keys[i], static_cast<std::uint32_t>(keys_.size()));
+    const auto [group, added] = index_.insert(keys[i]);
     const std::uint64_t n = counts.empty() ? 1 : counts[i];
     if (added) {
       keys_.push_back(keys[i]);
@@ -26,8 +26,8 @@ void GroupTable::add(std::span<const std::uint64_t> keys, std::span<const std::b
                      values.begin() + static_cast<std::ptrdiff_t>((i + 1) * bytes));
       group_of_[i] = RecordFunction::skip;
     } else {
-      counts_[it->second] += n;
-      group_of_[i] = it->second;
+      counts_[group] += n;
+      group_of_[i] = group;
     }
   }
   combine_.scatter(values_.data(), group_of_, values);

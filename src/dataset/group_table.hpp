@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <span>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
+#include "key_index.hpp"
 #include "strata/dataset/datasets.hpp"
 #include "strata/dataset/record_function.hpp"
 
@@ -34,7 +34,7 @@ class GroupTable {
  private:
   GroupShape shape_;
   const RecordFunction& combine_;
-  std::unordered_map<std::uint64_t, std::uint32_t> index_;
+  KeyIndex index_;
   std::vector<std::uint64_t> keys_;
   std::vector<std::uint64_t> counts_;
   std::vector<std::byte> values_;        // the groups' combined values

@@ -19,6 +19,13 @@ inline constexpr const char* group_partial =
     "dataset.group_partial";                                       // in[k], out[ranks], context[c]
 inline constexpr const char* group_merge = "dataset.group_merge";  // in[parts], out
 inline constexpr const char* gather = "dataset.gather";            // in[m], out
+// sample_keys: in[k], out; route_count: in[k], out (ranks u64); route: in[k], out[ranks];
+// merge_sorted and merge_distinct: in[parts], out.
+inline constexpr const char* sample_keys = "dataset.sample_keys";
+inline constexpr const char* route_count = "dataset.route_count";
+inline constexpr const char* route = "dataset.route";
+inline constexpr const char* merge_sorted = "dataset.merge_sorted";
+inline constexpr const char* merge_distinct = "dataset.merge_distinct";
 }  // namespace operations
 
 // generate: block i's records are f(first[i]), f(first[i] + 1), ...
@@ -88,8 +95,50 @@ struct GatherArgs {
   }
 };
 
+// sample_keys: up to `samples` keys' order bytes of evenly spaced records of the blocks.
+struct SampleArgs {
+  std::string key;
+  std::uint32_t blocks = 0;
+  std::uint32_t samples = 0;
+
+  template <class Archive>
+  void serialize(Archive& archive) {
+    archive(key, blocks, samples);
+  }
+};
+
+// route_count and route: each record goes to a rank — by range of its key's order bytes
+// (`splitters`, ascending: rank r takes keys in [splitters[r-1], splitters[r])), or by a hash of
+// its bytes when `key` is empty (distinct).
+struct RouteArgs {
+  std::string key;
+  std::vector<std::string> splitters;
+  std::uint32_t record_bytes = 0;
+  std::uint32_t ranks = 0;
+  std::uint32_t blocks = 0;
+
+  template <class Archive>
+  void serialize(Archive& archive) {
+    archive(key, splitters, record_bytes, ranks, blocks);
+  }
+};
+
+// merge_sorted (stable, by the key's order bytes) and merge_distinct (the first of equal
+// records) over `parts` inputs in order.
+struct MergeArgs {
+  std::string key;
+  std::uint32_t record_bytes = 0;
+  std::uint32_t parts = 0;
+
+  template <class Archive>
+  void serialize(Archive& archive) {
+    archive(key, record_bytes, parts);
+  }
+};
+
 // Defines the operations above on the program.
 void define_operations(cluster::Program& program);
+void define_shuffle_operations(cluster::Program& program);
 
 // The rank a group's key goes to in a shuffle over `ranks` ranks.
 std::uint32_t rank_of_key(std::uint64_t key, std::uint32_t ranks);

@@ -199,6 +199,7 @@ void define_operations(cluster::Program& program) {
   program.define(operations::group_partial, group_partial);
   program.define(operations::group_merge, group_merge);
   program.define(operations::gather, gather);
+  define_shuffle_operations(program);
 }
 
 }  // namespace strata::dataset::detail

@@ -104,6 +104,11 @@ class Dataset {
   Grouping<K, T, void> group_by(const Select<T, K>& key) const;
   template <Key K, Record C>
   Grouping<K, T, C> group_by(const Select<T, K, C>& key, const Dataset<C>& context) const;
+  // The records ordered by key (stable: equal keys keep their order), over the ranks in order.
+  template <OrderKey K>
+  Dataset<T> order_by(const Select<T, K>& key) const;
+  // The first of each set of equal records, in no promised order.
+  Dataset<T> distinct() const;
   // The records combined with `f`, as a data set of one record (none when this one is empty),
   // left on the ranks: what a loop's condition reads without the host.
   Dataset<T> reduce(const Combine<T>& f) const;

@@ -108,6 +108,11 @@ class Datasets {
   State where_blocks(const State& in, const std::string& function, const State* context);
   State group_blocks(const State& in, const GroupShape& shape, const State* context);
   State rechunk_blocks(const State& in, std::uint32_t blocks_per_rank);
+  // Sorted by the key's order, stably: a sample of the keys picks each rank's range, the
+  // records are counted and sent to their ranks, and each rank sorts what it holds.
+  State order_blocks(const State& in, const std::string& key);
+  // The first of each set of equal records (equal bytes), sent to ranks by a hash of them.
+  State distinct_blocks(const State& in);
   // One late-sized block on rank 0: the records combined (no record when there are none).
   State reduce_blocks(const State& in, const std::string& combine);
   std::uint64_t count_records(const State& in);
@@ -124,6 +129,11 @@ class Datasets {
   // The task units of `in`: per partition (or per block), the blocks it covers.
   std::vector<Partition> units_of(const State& in);
   std::uint32_t partitions_per_rank() const;
+  // Routes every record of `in` to a rank (with a key: by the ranges `splitters` cut its order
+  // bytes into; without: by hash), then runs `merge` on each rank over what it received, in
+  // unit order.
+  State shuffle(const State& in, std::string name, const std::string& key,
+                std::vector<std::string> splitters, const char* merge);
 
   node::Node& node_;
   cluster::Driver& driver_;
@@ -224,6 +234,17 @@ template <Key K, Record C>
 Grouping<K, T, C> Dataset<T>::group_by(const Select<T, K, C>& key,
                                        const Dataset<C>& context) const {
   return Grouping<K, T, C>(*this, key.name(), context.state());
+}
+
+template <Record T>
+template <OrderKey K>
+Dataset<T> Dataset<T>::order_by(const Select<T, K>& key) const {
+  return Dataset<T>(detail::datasets_of(state_).order_blocks(state_, key.name()));
+}
+
+template <Record T>
+Dataset<T> Dataset<T>::distinct() const {
+  return Dataset<T>(detail::datasets_of(state_).distinct_blocks(state_));
 }
 
 template <Record T>

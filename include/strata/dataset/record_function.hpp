@@ -14,6 +14,7 @@
 #include <mutex>
 #include <span>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -26,6 +27,33 @@ concept Record = std::is_trivially_copyable_v<T> && std::is_default_constructibl
 // Keys of group_by are integers (up to 64 bits), grouped by value.
 template <typename K>
 concept Key = std::integral<K> && sizeof(K) <= 8;
+
+// Keys of order_by: integers, or fixed arrays of bytes (compared as unsigned bytes, as memcmp and
+// `LC_ALL=C sort` do).
+template <typename K>
+concept OrderKey = Key<K> ||(std::is_trivially_copyable_v<K>&& requires(K k) {
+  { k[0] } -> std::convertible_to<unsigned char>;
+  requires sizeof(k[0]) == 1;
+  requires sizeof(K) == std::tuple_size<K>::value;
+});
+
+// Writes each of `results` (records of K) as bytes whose memcmp order is K's order.
+template <typename K>
+void order_bytes(std::span<const std::byte> results, std::span<std::byte> order) {
+  if constexpr (Key<K>) {
+    using U = std::make_unsigned_t<K>;
+    for (std::size_t i = 0; i < results.size() / sizeof(K); ++i) {
+      K key;
+      std::memcpy(&key, results.data() + i * sizeof(K), sizeof(K));
+      U bits = static_cast<U>(key);
+      if constexpr (std::is_signed_v<K>) bits ^= U{1} << (8 * sizeof(K) - 1);
+      for (std::size_t b = 0; b < sizeof(K); ++b)
+        order[i * sizeof(K) + b] = static_cast<std::byte>(bits >> (8 * (sizeof(K) - 1 - b)));
+    }
+  } else {
+    std::memcpy(order.data(), results.data(), results.size());
+  }
+}
 
 // The type-erased form of a registered function, as the operations on the ranks call it: one
 // call per block, never per record.
@@ -44,6 +72,9 @@ struct RecordFunction {
       block;
   // A select whose results are integers: the results widened to u64 (the grouping's keys).
   std::function<void(std::span<const std::byte> results, std::span<std::uint64_t> keys)> widen;
+  // A select whose results order (integers, or arrays of bytes): each result as out_bytes bytes
+  // whose memcmp order is the results' order (integers big-endian, signed ones offset).
+  std::function<void(std::span<const std::byte> results, std::span<std::byte> order)> order;
   // combine: accs[group_of[i]] = combine(accs[group_of[i]], values[i]) for every i whose
   // group_of[i] is not `skip` (a group's first value, copied into its accumulator instead).
   static constexpr std::uint32_t skip = 0xffffffffu;
@@ -86,7 +117,9 @@ class Select {
   using output_type = Out;
   using context_type = Context;
 
-  Select(std::string name, Body body) : name_(std::move(name)) {
+  template <typename F>
+  requires std::is_convertible_v<F, Body> Select(std::string name, F body)
+      : name_(std::move(name)) {
     RecordFunction function;
     function.kind = RecordFunction::Kind::select;
     function.name = name_;
@@ -122,6 +155,7 @@ class Select {
         }
       };
     }
+    if constexpr (OrderKey<Out>) function.order = order_bytes<Out>;
     FunctionTable::instance().add(std::move(function));
   }
   const std::string& name() const { return name_; }
@@ -144,7 +178,8 @@ class Where {
   using input_type = In;
   using context_type = Context;
 
-  Where(std::string name, Body body) : name_(std::move(name)) {
+  template <typename F>
+  requires std::is_convertible_v<F, Body> Where(std::string name, F body) : name_(std::move(name)) {
     RecordFunction function;
     function.kind = RecordFunction::Kind::where;
     function.name = name_;
@@ -192,7 +227,9 @@ class Combine {
   using Body = std::function<A(const A&, const A&)>;
   using value_type = A;
 
-  Combine(std::string name, Body body) : name_(std::move(name)) {
+  template <typename F>
+  requires std::is_convertible_v<F, Body> Combine(std::string name, F body)
+      : name_(std::move(name)) {
     RecordFunction function;
     function.kind = RecordFunction::Kind::combine;
     function.name = name_;

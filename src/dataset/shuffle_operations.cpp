@@ -1,0 +1,188 @@
+// The operations of order_by and distinct: records routed to ranks by key range or by hash
+// (counted first, so that each destination's buffer has exactly its size), then sorted or
+// deduplicated on each rank.
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "key_index.hpp"
+#include "operation_args.hpp"
+#include "strata/base/error.hpp"
+#include "strata/cluster/program.hpp"
+
+namespace strata::dataset::detail {
+namespace {
+
+using cluster::OperationContext;
+
+const RecordFunction& order_key(const std::string& name) {
+  const RecordFunction& key = FunctionTable::instance().find(name);
+  if (key.kind != RecordFunction::Kind::select || !key.order) {
+    throw Error("order_by: key function '" + name + "' (" + key.signature +
+                ") does not give integers or arrays of bytes");
+  }
+  return key;
+}
+
+// The order bytes of the keys of `in`'s records, key.out_bytes each.
+std::vector<std::byte> order_of(const RecordFunction& key, std::span<const std::byte> in) {
+  const std::uint64_t n = in.size() / key.in_bytes;
+  std::vector<std::byte> results(n * key.out_bytes);
+  key.block(in, results, {});
+  std::vector<std::byte> order(results.size());
+  key.order(results, order);
+  return order;
+}
+
+std::uint64_t hash_of(const std::byte* record, std::uint32_t bytes) {
+  std::uint64_t h = 0x243f6a8885a308d3ull ^ bytes;
+  for (std::uint32_t at = 0; at < bytes; at += 8) {
+    std::uint64_t word = 0;
+    std::memcpy(&word, record + at, std::min<std::uint32_t>(8, bytes - at));
+    h = (h ^ word) * 0x9e3779b97f4a7c15ull;
+    h ^= h >> 29;
+  }
+  return h;
+}
+
+// The rank of each record of `in`.
+std::vector<std::uint32_t> destinations(const RouteArgs& args, std::span<const std::byte> in) {
+  const std::uint64_t n = in.size() / args.record_bytes;
+  std::vector<std::uint32_t> to(n, 0);
+  if (args.key.empty()) {
+    for (std::uint64_t i = 0; i < n; ++i)
+      to[i] =
+          rank_of_key(hash_of(in.data() + i * args.record_bytes, args.record_bytes), args.ranks);
+    return to;
+  }
+  const RecordFunction& key = order_key(args.key);
+  const std::vector<std::byte> order = order_of(key, in);
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const std::string_view bytes(reinterpret_cast<const char*>(order.data()) + i * key.out_bytes,
+                                 key.out_bytes);
+    to[i] = static_cast<std::uint32_t>(
+        std::upper_bound(args.splitters.begin(), args.splitters.end(), bytes,
+                         [](std::string_view a, const std::string& b) {
+                           return std::memcmp(a.data(), b.data(), a.size()) < 0;
+                         }) -
+        args.splitters.begin());
+  }
+  return to;
+}
+
+void sample_keys(OperationContext& context) {
+  const auto args = context.args<SampleArgs>();
+  const RecordFunction& key = order_key(args.key);
+  std::vector<std::byte> all;
+  for (std::uint32_t b = 0; b < args.blocks; ++b) {
+    const std::vector<std::byte> order = order_of(key, context.chunk(b));
+    all.insert(all.end(), order.begin(), order.end());
+  }
+  const std::uint64_t n = all.size() / key.out_bytes;
+  const std::uint64_t taken = std::min<std::uint64_t>(n, args.samples);
+  std::byte* out = context.chunk(args.blocks).data();
+  for (std::uint64_t s = 0; s < taken; ++s) {
+    const std::uint64_t i = (2 * s + 1) * n / (2 * taken);
+    std::memcpy(out + s * key.out_bytes, all.data() + i * key.out_bytes, key.out_bytes);
+  }
+  context.set_size(args.blocks, taken * key.out_bytes);
+}
+
+void route_count(OperationContext& context) {
+  const auto args = context.args<RouteArgs>();
+  std::vector<std::uint64_t> counts(args.ranks, 0);
+  for (std::uint32_t b = 0; b < args.blocks; ++b) {
+    for (std::uint32_t to : destinations(args, context.chunk(b)))
+      ++counts[to];
+  }
+  std::memcpy(context.chunk(args.blocks).data(), counts.data(), counts.size() * 8);
+}
+
+void route(OperationContext& context) {
+  const auto args = context.args<RouteArgs>();
+  std::vector<std::uint64_t> filled(args.ranks, 0);
+  for (std::uint32_t b = 0; b < args.blocks; ++b) {
+    const std::span<std::byte> in = context.chunk(b);
+    const std::vector<std::uint32_t> to = destinations(args, in);
+    for (std::size_t i = 0; i < to.size(); ++i) {
+      const std::span<std::byte> out = context.chunk(args.blocks + to[i]);
+      if ((filled[to[i]] + 1) * args.record_bytes > out.size())
+        throw Error("order_by/distinct: a rank's records outgrew their count");
+      std::memcpy(out.data() + filled[to[i]]++ * args.record_bytes,
+                  in.data() + i * args.record_bytes, args.record_bytes);
+    }
+  }
+  for (std::uint32_t r = 0; r < args.ranks; ++r)
+    context.set_size(args.blocks + r, filled[r] * args.record_bytes);
+}
+
+std::vector<std::byte> concatenated(const OperationContext& context, std::uint32_t parts) {
+  std::vector<std::byte> all;
+  for (std::uint32_t p = 0; p < parts; ++p) {
+    const std::span<std::byte> part = context.chunk(p);
+    all.insert(all.end(), part.begin(), part.end());
+  }
+  return all;
+}
+
+void merge_sorted(OperationContext& context) {
+  const auto args = context.args<MergeArgs>();
+  const RecordFunction& key = order_key(args.key);
+  const std::vector<std::byte> all = concatenated(context, args.parts);
+  const std::vector<std::byte> order = order_of(key, all);
+  std::vector<std::uint32_t> index(all.size() / args.record_bytes);
+  std::iota(index.begin(), index.end(), 0u);
+  const std::uint32_t kb = key.out_bytes;
+  std::stable_sort(index.begin(), index.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return std::memcmp(order.data() + std::size_t{a} * kb, order.data() + std::size_t{b} * kb, kb) <
+           0;
+  });
+  const std::span<std::byte> out = context.chunk(args.parts);
+  if (out.size() < all.size()) throw Error("order_by: a rank's records outgrew their count");
+  for (std::size_t i = 0; i < index.size(); ++i)
+    std::memcpy(out.data() + i * args.record_bytes,
+                all.data() + std::size_t{index[i]} * args.record_bytes, args.record_bytes);
+  context.set_size(args.parts, all.size());
+}
+
+void merge_distinct(OperationContext& context) {
+  const auto args = context.args<MergeArgs>();
+  const std::vector<std::byte> all = concatenated(context, args.parts);
+  const std::size_t bytes = args.record_bytes;
+  const std::size_t n = all.size() / bytes;
+  // Records grouped by hash, each compared with the kept records of its hash.
+  KeyIndex hashes;
+  std::vector<std::vector<std::uint32_t>> kept_of_hash;
+  std::byte* out = context.chunk(args.parts).data();
+  std::uint64_t kept = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::byte* record = all.data() + i * bytes;
+    const auto [h, added] = hashes.insert(hash_of(record, args.record_bytes));
+    if (added) kept_of_hash.emplace_back();
+    auto& same = kept_of_hash[h];
+    const bool seen = std::any_of(same.begin(), same.end(), [&](std::uint32_t k) {
+      return std::memcmp(out + std::size_t{k} * bytes, record, bytes) == 0;
+    });
+    if (seen) continue;
+    std::memcpy(out + kept * bytes, record, bytes);
+    same.push_back(static_cast<std::uint32_t>(kept++));
+  }
+  context.set_size(args.parts, kept * bytes);
+}
+
+}  // namespace
+
+void define_shuffle_operations(cluster::Program& program) {
+  program.define(operations::sample_keys, sample_keys);
+  program.define(operations::route_count, route_count);
+  program.define(operations::route, route);
+  program.define(operations::merge_sorted, merge_sorted);
+  program.define(operations::merge_distinct, merge_distinct);
+}
+
+}  // namespace strata::dataset::detail
