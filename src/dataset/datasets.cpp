@@ -213,6 +213,24 @@ std::vector<Partition> Datasets::units_of(const State& in) {
   return units;
 }
 
+void Datasets::map_blocks(const State& in, const State& out, const std::string& function,
+                          const char* operation, const State* context) {
+  out->split = in->split;
+  const std::vector<Partition> units = units_of(in);
+  cluster::PlanBatch batch(driver_);
+  for (const Partition& unit : units) {
+    std::vector<Use> uses;
+    add_uses(uses, in, unit.blocks, Access::read);
+    add_uses(uses, out, unit.blocks, Access::write);
+    add_context(uses, context);
+    detail::BlockArgs args{
+        function, static_cast<std::uint32_t>(unit.blocks.size()), context_blocks(context), {}};
+    for (std::uint32_t b : unit.blocks)
+      args.late.push_back(out->blocks[b].late ? 1 : 0);
+    driver_.run_with(unit.rank, operation, uses, args);
+  }
+}
+
 Datasets::State Datasets::select_blocks(const State& in, const std::string& function,
                                         std::uint32_t out_bytes, const State* context) {
   const RecordFunction& f =
@@ -228,20 +246,7 @@ Datasets::State Datasets::select_blocks(const State& in, const std::string& func
                   : driver_.create_chunk(name, from.capacity * out_bytes, from.rank);
     out->blocks.push_back({chunk, from.rank, from.capacity, from.late});
   }
-  const std::vector<Partition> units = units_of(in);
-  out->split = in->split;
-  cluster::PlanBatch batch(driver_);
-  for (const Partition& unit : units) {
-    std::vector<Use> uses;
-    add_uses(uses, in, unit.blocks, Access::read);
-    add_uses(uses, out, unit.blocks, Access::write);
-    add_context(uses, context);
-    detail::BlockArgs args{
-        function, static_cast<std::uint32_t>(unit.blocks.size()), context_blocks(context), {}};
-    for (std::uint32_t b : unit.blocks)
-      args.late.push_back(in->blocks[b].late ? 1 : 0);
-    driver_.run_with(unit.rank, detail::operations::select, uses, args);
-  }
+  map_blocks(in, out, function, detail::operations::select, context);
   return out;
 }
 
@@ -256,19 +261,7 @@ Datasets::State Datasets::where_blocks(const State& in, const std::string& funct
         from.rank);
     out->blocks.push_back({chunk, from.rank, from.capacity, true});
   }
-  const std::vector<Partition> units = units_of(in);
-  out->split = in->split;
-  cluster::PlanBatch batch(driver_);
-  for (const Partition& unit : units) {
-    std::vector<Use> uses;
-    add_uses(uses, in, unit.blocks, Access::read);
-    add_uses(uses, out, unit.blocks, Access::write);
-    add_context(uses, context);
-    detail::BlockArgs args{function, static_cast<std::uint32_t>(unit.blocks.size()),
-                           context_blocks(context),
-                           std::vector<std::uint8_t>(unit.blocks.size(), 1)};
-    driver_.run_with(unit.rank, detail::operations::where, uses, args);
-  }
+  map_blocks(in, out, function, detail::operations::where, context);
   return out;
 }
 

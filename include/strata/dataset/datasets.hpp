@@ -129,6 +129,10 @@ class Datasets {
   // The task units of `in`: per partition (or per block), the blocks it covers.
   std::vector<Partition> units_of(const State& in);
   std::uint32_t partitions_per_rank() const;
+  // Plans `operation` (select or where) of `function` from each block of `in` into the same
+  // block of `out`, per task unit.
+  void map_blocks(const State& in, const State& out, const std::string& function,
+                  const char* operation, const State* context);
   // Routes every record of `in` to a rank (with a key: by the ranges `splitters` cut its order
   // bytes into; without: by hash), then runs `merge` on each rank over what it received, in
   // unit order.

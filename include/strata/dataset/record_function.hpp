@@ -12,6 +12,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <new>
 #include <span>
 #include <string>
 #include <tuple>
@@ -54,6 +55,48 @@ void order_bytes(std::span<const std::byte> results, std::span<std::byte> order)
     std::memcpy(order.data(), results.data(), results.size());
   }
 }
+
+// The context's record type, or bytes for a function without one.
+template <typename C>
+using Context_or_byte = std::conditional_t<std::is_void_v<C>, std::byte, C>;
+
+namespace detail {
+// Calls f(i, record) for each record of T in `bytes`: in place where the bytes are aligned for
+// T (a block's chunk always is), else through a copy.
+template <typename T, typename F>
+void for_each_record(std::span<const std::byte> bytes, F&& f) {
+  const std::size_t n = bytes.size() / sizeof(T);
+  if (reinterpret_cast<std::uintptr_t>(bytes.data()) % alignof(T) == 0) {
+    const T* records = std::launder(reinterpret_cast<const T*>(bytes.data()));
+    for (std::size_t i = 0; i < n; ++i)
+      f(i, records[i]);
+    return;
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    T record;
+    std::memcpy(&record, bytes.data() + i * sizeof(T), sizeof(T));
+    f(i, record);
+  }
+}
+
+// A function's context records in `bytes` (none for a function without a context).
+template <typename C>
+std::span<const Context_or_byte<C>> context_of(std::span<const std::byte> bytes) {
+  return {reinterpret_cast<const Context_or_byte<C>*>(bytes.data()),
+          bytes.size() / sizeof(Context_or_byte<C>)};
+}
+
+// body(record), or body(record, context) for a function with a context.
+template <typename C, typename F, typename R>
+decltype(auto) invoke_with(const F& body, const R& record,
+                           std::span<const Context_or_byte<C>> context) {
+  if constexpr (std::is_void_v<C>) {
+    return body(record);
+  } else {
+    return body(record, context);
+  }
+}
+}  // namespace detail
 
 // The type-erased form of a registered function, as the operations on the ranks call it: one
 // call per block, never per record.
@@ -129,22 +172,12 @@ class Select {
     if constexpr (!std::is_void_v<Context>) function.context_bytes = sizeof(Context);
     function.block = [body](std::span<const std::byte> in, std::span<std::byte> out,
                             std::span<const std::byte> context_bytes) -> std::uint64_t {
-      const std::uint64_t n = in.size() / sizeof(In);
-      for (std::uint64_t i = 0; i < n; ++i) {
-        In record;
-        std::memcpy(&record, in.data() + i * sizeof(In), sizeof(In));
-        Out result;
-        if constexpr (std::is_void_v<Context>) {
-          result = body(record);
-        } else {
-          const std::span<const Context> records(
-              reinterpret_cast<const Context*>(context_bytes.data()),
-              context_bytes.size() / sizeof(Context));
-          result = body(record, records);
-        }
+      const auto context = detail::context_of<Context>(context_bytes);
+      detail::for_each_record<In>(in, [&](std::size_t i, const In& record) {
+        const Out result = detail::invoke_with<Context>(body, record, context);
         std::memcpy(out.data() + i * sizeof(Out), &result, sizeof(Out));
-      }
-      return n;
+      });
+      return in.size() / sizeof(In);
     };
     if constexpr (Key<Out>) {
       function.widen = [](std::span<const std::byte> results, std::span<std::uint64_t> keys) {
@@ -189,21 +222,12 @@ class Where {
     if constexpr (!std::is_void_v<Context>) function.context_bytes = sizeof(Context);
     function.block = [body](std::span<const std::byte> in, std::span<std::byte> out,
                             std::span<const std::byte> context_bytes) -> std::uint64_t {
-      const std::uint64_t n = in.size() / sizeof(In);
+      const auto context = detail::context_of<Context>(context_bytes);
       std::uint64_t kept = 0;
-      for (std::uint64_t i = 0; i < n; ++i) {
-        In record;
-        std::memcpy(&record, in.data() + i * sizeof(In), sizeof(In));
-        bool keep;
-        if constexpr (std::is_void_v<Context>) {
-          keep = body(record);
-        } else {
-          keep = body(record, std::span<const Context>(
-                                  reinterpret_cast<const Context*>(context_bytes.data()),
-                                  context_bytes.size() / sizeof(Context)));
-        }
-        if (keep) std::memcpy(out.data() + kept++ * sizeof(In), &record, sizeof(In));
-      }
+      detail::for_each_record<In>(in, [&](std::size_t, const In& record) {
+        if (detail::invoke_with<Context>(body, record, context))
+          std::memcpy(out.data() + kept++ * sizeof(In), &record, sizeof(In));
+      });
       return kept;
     };
     FunctionTable::instance().add(std::move(function));
@@ -238,16 +262,14 @@ class Combine {
     function.out_bytes = sizeof(A);
     function.scatter = [body](std::byte* accs, std::span<const std::uint32_t> group_of,
                               std::span<const std::byte> values) {
-      for (std::size_t i = 0; i < group_of.size(); ++i) {
-        if (group_of[i] == RecordFunction::skip) continue;
-        A acc;
-        A next;
+      detail::for_each_record<A>(values, [&](std::size_t i, const A& next) {
+        if (group_of[i] == RecordFunction::skip) return;
         std::byte* into = accs + std::size_t{group_of[i]} * sizeof(A);
+        A acc;
         std::memcpy(&acc, into, sizeof(A));
-        std::memcpy(&next, values.data() + i * sizeof(A), sizeof(A));
         acc = body(acc, next);
         std::memcpy(into, &acc, sizeof(A));
-      }
+      });
     };
     FunctionTable::instance().add(std::move(function));
   }
