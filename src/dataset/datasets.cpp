@@ -439,12 +439,12 @@ Datasets::State Datasets::rechunk_blocks(const State& in, std::uint32_t blocks_p
   return out;
 }
 
-Datasets::State Datasets::shuffle(const State& in, std::string name, const std::string& key,
-                                  std::vector<std::string> splitters, const char* merge) {
+Datasets::Routed Datasets::route(const State& in, const std::string& name, const std::string& key,
+                                 std::vector<std::string> splitters, bool hash_key) {
   const auto ranks = static_cast<std::uint32_t>(driver_.size());
   const std::uint32_t bytes = in->record_bytes;
   const std::vector<Partition> units = units_of(in);
-  detail::RouteArgs route{key, std::move(splitters), bytes, ranks, 0};
+  detail::RouteArgs args{key, std::move(splitters), bytes, ranks, 0, hash_key};
   // How many records each unit sends each rank: the host reads the counts, not the records.
   std::vector<ChunkRef> counted;
   {
@@ -455,50 +455,121 @@ Datasets::State Datasets::shuffle(const State& in, std::string name, const std::
       std::vector<Use> uses;
       add_uses(uses, in, unit.blocks, Access::read);
       uses.push_back({counted.back(), Access::write});
-      route.blocks = static_cast<std::uint32_t>(unit.blocks.size());
-      driver_.run_with(unit.rank, detail::operations::route_count, uses, route);
+      args.blocks = static_cast<std::uint32_t>(unit.blocks.size());
+      driver_.run_with(unit.rank, detail::operations::route_count, uses, args);
     }
   }
-  std::vector<std::vector<std::uint64_t>> counts;
+  Routed routed;
   for (const ChunkRef chunk : counted) {
     const std::vector<std::byte> bytes_of = driver_.fetch(chunk);
     driver_.destroy(chunk);
-    counts.emplace_back(ranks);
-    std::memcpy(counts.back().data(), bytes_of.data(), std::size_t{8} * ranks);
+    routed.counts.emplace_back(ranks);
+    std::memcpy(routed.counts.back().data(), bytes_of.data(), std::size_t{8} * ranks);
   }
-  State out = make_state(std::move(name), bytes);
   cluster::PlanBatch batch(driver_);
-  std::vector<std::vector<ChunkRef>> parts(units.size());
+  routed.parts.resize(units.size());
   for (std::size_t u = 0; u < units.size(); ++u) {
     std::vector<Use> uses;
     add_uses(uses, in, units[u].blocks, Access::read);
     for (std::uint32_t r = 0; r < ranks; ++r) {
-      parts[u].push_back(driver_.create_late_chunk(
-          out->name + " part " + std::to_string(u) + " for rank " + std::to_string(r),
-          std::max<std::uint64_t>(1, counts[u][r]) * bytes, units[u].rank));
-      uses.push_back({parts[u].back(), Access::write});
+      routed.parts[u].push_back(driver_.create_late_chunk(
+          name + " part " + std::to_string(u) + " for rank " + std::to_string(r),
+          std::max<std::uint64_t>(1, routed.counts[u][r]) * bytes, units[u].rank));
+      uses.push_back({routed.parts[u].back(), Access::write});
     }
-    route.blocks = static_cast<std::uint32_t>(units[u].blocks.size());
-    driver_.run_with(units[u].rank, detail::operations::route, uses, route);
+    args.blocks = static_cast<std::uint32_t>(units[u].blocks.size());
+    driver_.run_with(units[u].rank, detail::operations::route, uses, args);
   }
-  for (std::uint32_t r = 0; r < ranks; ++r) {
-    std::uint64_t total = 0;
-    for (const auto& unit_counts : counts)
-      total += unit_counts[r];
-    const ChunkRef chunk = driver_.create_late_chunk(
-        block_name(out->name, r), std::max<std::uint64_t>(1, total) * bytes, static_cast<int>(r));
-    out->blocks.push_back({chunk, static_cast<int>(r), total, true});
-    std::vector<Use> uses;
-    for (const auto& unit_parts : parts)
-      uses.push_back({unit_parts[r], Access::read});
-    uses.push_back({chunk, Access::write});
-    driver_.run_with(static_cast<int>(r), merge, uses,
-                     detail::MergeArgs{key, bytes, static_cast<std::uint32_t>(units.size())});
-  }
-  for (const auto& unit_parts : parts) {
+  return routed;
+}
+
+void Datasets::release(const Routed& routed) {
+  for (const auto& unit_parts : routed.parts) {
     for (const ChunkRef chunk : unit_parts)
       driver_.destroy(chunk);
   }
+}
+
+Datasets::State Datasets::shuffle(const State& in, std::string name, const std::string& key,
+                                  std::vector<std::string> splitters, const char* merge) {
+  const auto ranks = static_cast<std::uint32_t>(driver_.size());
+  const Routed routed = route(in, name, key, std::move(splitters), false);
+  State out = make_state(std::move(name), in->record_bytes);
+  cluster::PlanBatch batch(driver_);
+  for (std::uint32_t r = 0; r < ranks; ++r) {
+    std::uint64_t total = 0;
+    for (const auto& unit_counts : routed.counts)
+      total += unit_counts[r];
+    const ChunkRef chunk = driver_.create_late_chunk(
+        block_name(out->name, r), std::max<std::uint64_t>(1, total) * in->record_bytes,
+        static_cast<int>(r));
+    out->blocks.push_back({chunk, static_cast<int>(r), total, true});
+    std::vector<Use> uses;
+    for (const auto& unit_parts : routed.parts)
+      uses.push_back({unit_parts[r], Access::read});
+    uses.push_back({chunk, Access::write});
+    driver_.run_with(
+        static_cast<int>(r), merge, uses,
+        detail::MergeArgs{key, in->record_bytes, static_cast<std::uint32_t>(routed.parts.size())});
+  }
+  release(routed);
+  return out;
+}
+
+Datasets::State Datasets::join_blocks(const State& left, const State& right,
+                                      const JoinShape& shape) {
+  const RecordFunction& lk = checked(shape.left_key, RecordFunction::Kind::select,
+                                     left->record_bytes, nullptr, left->name);
+  const RecordFunction& rk = checked(shape.right_key, RecordFunction::Kind::select,
+                                     right->record_bytes, nullptr, right->name);
+  if (!lk.widen || !rk.widen)
+    throw Error("join: the key functions '" + shape.left_key + "' and '" + shape.right_key +
+                "' must give integers");
+  const auto ranks = static_cast<std::uint32_t>(driver_.size());
+  const std::string name = left->name + ".join(" + right->name + ")";
+  const Routed lefts = route(left, name + " left", shape.left_key, {}, true);
+  const Routed rights = route(right, name + " right", shape.right_key, {}, true);
+  const detail::JoinArgs args{shape.left_key,
+                              shape.right_key,
+                              static_cast<std::uint32_t>(lefts.parts.size()),
+                              static_cast<std::uint32_t>(rights.parts.size()),
+                              shape.pair_bytes,
+                              shape.right_offset};
+  const auto uses_of = [&](std::uint32_t r) {
+    std::vector<Use> uses;
+    for (const auto& unit_parts : lefts.parts)
+      uses.push_back({unit_parts[r], Access::read});
+    for (const auto& unit_parts : rights.parts)
+      uses.push_back({unit_parts[r], Access::read});
+    return uses;
+  };
+  // Each rank counts its pairs; the host reads the counts and sizes the outputs.
+  std::vector<ChunkRef> counted;
+  {
+    cluster::PlanBatch batch(driver_);
+    for (std::uint32_t r = 0; r < ranks; ++r) {
+      counted.push_back(driver_.create_chunk(name + " pairs", 8, static_cast<int>(r)));
+      std::vector<Use> uses = uses_of(r);
+      uses.push_back({counted.back(), Access::write});
+      driver_.run_with(static_cast<int>(r), detail::operations::join_count, uses, args);
+    }
+  }
+  State out = make_state(name, shape.pair_bytes);
+  for (std::uint32_t r = 0; r < ranks; ++r) {
+    std::uint64_t pairs = 0;
+    const std::vector<std::byte> bytes = driver_.fetch(counted[r]);
+    driver_.destroy(counted[r]);
+    std::memcpy(&pairs, bytes.data(), 8);
+    const ChunkRef chunk = driver_.create_late_chunk(
+        block_name(name, r), std::max<std::uint64_t>(1, pairs) * shape.pair_bytes,
+        static_cast<int>(r));
+    out->blocks.push_back({chunk, static_cast<int>(r), pairs, true});
+    std::vector<Use> uses = uses_of(r);
+    uses.push_back({chunk, Access::write});
+    driver_.run_with(static_cast<int>(r), detail::operations::join, uses, args);
+  }
+  release(lefts);
+  release(rights);
   return out;
 }
 

@@ -27,6 +27,14 @@ class KeyIndex {
       if (keys_[slot] == key) return {at, false};
     }
   }
+  // The key's index, or -1 when it was never inserted.
+  std::int64_t find(std::uint64_t key) const {
+    for (std::size_t slot = slot_of(key);; slot = (slot + 1) & mask_) {
+      const std::uint32_t at = index_[slot];
+      if (at == empty) return -1;
+      if (keys_[slot] == key) return at;
+    }
+  }
   std::size_t size() const { return size_; }
 
  private:

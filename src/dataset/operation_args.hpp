@@ -26,6 +26,9 @@ inline constexpr const char* route_count = "dataset.route_count";
 inline constexpr const char* route = "dataset.route";
 inline constexpr const char* merge_sorted = "dataset.merge_sorted";
 inline constexpr const char* merge_distinct = "dataset.merge_distinct";
+// join_count: left[l], right[r], out (one u64); join: left[l], right[r], out.
+inline constexpr const char* join_count = "dataset.join_count";
+inline constexpr const char* join = "dataset.join";
 }  // namespace operations
 
 // generate: block i's records are f(first[i]), f(first[i] + 1), ...
@@ -110,16 +113,34 @@ struct SampleArgs {
 // route_count and route: each record goes to a rank — by range of its key's order bytes
 // (`splitters`, ascending: rank r takes keys in [splitters[r-1], splitters[r])), or by a hash of
 // its bytes when `key` is empty (distinct).
+// With `hash_key`, by a hash of the key's value (an integer key: join).
 struct RouteArgs {
   std::string key;
   std::vector<std::string> splitters;
   std::uint32_t record_bytes = 0;
   std::uint32_t ranks = 0;
   std::uint32_t blocks = 0;
+  bool hash_key = false;
 
   template <class Archive>
   void serialize(Archive& archive) {
-    archive(key, splitters, record_bytes, ranks, blocks);
+    archive(key, splitters, record_bytes, ranks, blocks, hash_key);
+  }
+};
+
+// join and join_count: the left and right records routed to this rank (`left_parts`, then
+// `right_parts` inputs), matched on their keys' values; each pair written as a Pair<L, R>.
+struct JoinArgs {
+  std::string left_key;
+  std::string right_key;
+  std::uint32_t left_parts = 0;
+  std::uint32_t right_parts = 0;
+  std::uint32_t pair_bytes = 0;
+  std::uint32_t right_offset = 0;
+
+  template <class Archive>
+  void serialize(Archive& archive) {
+    archive(left_key, right_key, left_parts, right_parts, pair_bytes, right_offset);
   }
 };
 

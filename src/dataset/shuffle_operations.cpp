@@ -54,6 +54,16 @@ std::uint64_t hash_of(const std::byte* record, std::uint32_t bytes) {
 std::vector<std::uint32_t> destinations(const RouteArgs& args, std::span<const std::byte> in) {
   const std::uint64_t n = in.size() / args.record_bytes;
   std::vector<std::uint32_t> to(n, 0);
+  if (args.hash_key) {
+    const RecordFunction& key = FunctionTable::instance().find(args.key);
+    std::vector<std::byte> results(n * key.out_bytes);
+    key.block(in, results, {});
+    std::vector<std::uint64_t> keys(n);
+    key.widen(results, keys);
+    for (std::uint64_t i = 0; i < n; ++i)
+      to[i] = rank_of_key(keys[i], args.ranks);
+    return to;
+  }
   if (args.key.empty()) {
     for (std::uint64_t i = 0; i < n; ++i)
       to[i] =
@@ -175,6 +185,75 @@ void merge_distinct(OperationContext& context) {
   context.set_size(args.parts, kept * bytes);
 }
 
+// The keys of the records of inputs [first, first + count), widened, and the records.
+struct Side {
+  std::vector<std::byte> records;
+  std::vector<std::uint64_t> keys;
+  std::uint32_t record_bytes = 0;
+};
+
+Side side_of(const OperationContext& context, std::uint32_t first, std::uint32_t count,
+             const std::string& key_name) {
+  const RecordFunction& key = FunctionTable::instance().find(key_name);
+  Side side;
+  side.record_bytes = key.in_bytes;
+  for (std::uint32_t p = first; p < first + count; ++p) {
+    const std::span<std::byte> part = context.chunk(p);
+    side.records.insert(side.records.end(), part.begin(), part.end());
+  }
+  const std::size_t n = side.records.size() / key.in_bytes;
+  std::vector<std::byte> results(n * key.out_bytes);
+  key.block(side.records, results, {});
+  side.keys.resize(n);
+  key.widen(results, side.keys);
+  return side;
+}
+
+// Calls pair(l, r) for every match, by right record, then left record, ascending.
+template <typename F>
+void for_each_match(const Side& left, const Side& right, F&& pair) {
+  KeyIndex index;
+  std::vector<std::vector<std::uint32_t>> lefts;
+  for (std::uint32_t l = 0; l < left.keys.size(); ++l) {
+    const auto [at, added] = index.insert(left.keys[l]);
+    if (added) lefts.emplace_back();
+    lefts[at].push_back(l);
+  }
+  for (std::uint32_t r = 0; r < right.keys.size(); ++r) {
+    const std::int64_t at = index.find(right.keys[r]);
+    if (at < 0) continue;
+    for (std::uint32_t l : lefts[static_cast<std::size_t>(at)])
+      pair(l, r);
+  }
+}
+
+void join_count(OperationContext& context) {
+  const auto args = context.args<JoinArgs>();
+  const Side left = side_of(context, 0, args.left_parts, args.left_key);
+  const Side right = side_of(context, args.left_parts, args.right_parts, args.right_key);
+  std::uint64_t pairs = 0;
+  for_each_match(left, right, [&](std::uint32_t, std::uint32_t) { ++pairs; });
+  std::memcpy(context.chunk(args.left_parts + args.right_parts).data(), &pairs, 8);
+}
+
+void join(OperationContext& context) {
+  const auto args = context.args<JoinArgs>();
+  const Side left = side_of(context, 0, args.left_parts, args.left_key);
+  const Side right = side_of(context, args.left_parts, args.right_parts, args.right_key);
+  const std::size_t out_index = std::size_t{args.left_parts} + args.right_parts;
+  const std::span<std::byte> out = context.chunk(out_index);
+  std::uint64_t pairs = 0;
+  for_each_match(left, right, [&](std::uint32_t l, std::uint32_t r) {
+    if ((pairs + 1) * args.pair_bytes > out.size()) throw Error("join: more pairs than counted");
+    std::byte* pair = out.data() + pairs++ * args.pair_bytes;
+    std::memset(pair, 0, args.pair_bytes);
+    std::memcpy(pair, left.records.data() + std::size_t{l} * left.record_bytes, left.record_bytes);
+    std::memcpy(pair + args.right_offset,
+                right.records.data() + std::size_t{r} * right.record_bytes, right.record_bytes);
+  });
+  context.set_size(out_index, pairs * args.pair_bytes);
+}
+
 }  // namespace
 
 void define_shuffle_operations(cluster::Program& program) {
@@ -183,6 +262,8 @@ void define_shuffle_operations(cluster::Program& program) {
   program.define(operations::route, route);
   program.define(operations::merge_sorted, merge_sorted);
   program.define(operations::merge_distinct, merge_distinct);
+  program.define(operations::join_count, join_count);
+  program.define(operations::join, join);
 }
 
 }  // namespace strata::dataset::detail

@@ -1,5 +1,6 @@
-// order_by and distinct against std::stable_sort and a set, and over a real word list
-// (Debian's wamerican-huge) against `LC_ALL=C sort -u`, byte for byte.
+// The operators that move records between ranks — order_by, distinct, join — against
+// std::stable_sort, a set and a nested loop, and over a real word list (Debian's
+// wamerican-huge) against `LC_ALL=C sort -u`, byte for byte.
 
 #include <gtest/gtest.h>
 
@@ -12,6 +13,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "dataset_test_support.hpp"
@@ -27,6 +29,18 @@ struct Tagged {
 using Word = std::array<char, 64>;
 
 const Select<Tagged, std::int32_t> key_of("order_test.key", [](const Tagged& t) { return t.key; });
+struct Order {
+  std::uint32_t customer = 0;
+  double amount = 0;
+};
+struct Customer {
+  std::int64_t id = 0;
+  std::int32_t region = 0;
+};
+const Select<Order, std::uint32_t> customer_of("order_test.customer_of",
+                                               [](const Order& o) { return o.customer; });
+const Select<Customer, std::int64_t> id_of("order_test.id_of",
+                                           [](const Customer& c) { return c.id; });
 const Select<Word, Word> word_itself("order_test.word", [](const Word& w) { return w; });
 
 TEST(DatasetOrder, OrderByIsAStableSortOverTheRanks) {
@@ -61,6 +75,34 @@ TEST(DatasetOrder, DistinctKeepsOneOfEachRecord) {
   std::sort(got.begin(), got.end());
   const std::set<std::int64_t> expected(values.begin(), values.end());
   EXPECT_EQ(got, std::vector<std::int64_t>(expected.begin(), expected.end()));
+}
+
+TEST(DatasetOrder, JoinGivesEveryPairOfEqualKeys) {
+  std::mt19937 random(14);
+  for (int round = 0; round < 4; ++round) {
+    Datasets datasets(*the_node, *the_driver);
+    std::vector<Order> orders(round == 0 ? 0 : random() % 3000);
+    for (auto& o : orders)
+      o = {static_cast<std::uint32_t>(random() % 400), static_cast<double>(random() % 1000)};
+    std::vector<Customer> customers(1 + random() % 500);
+    for (auto& c : customers)  // some ids twice, some never ordered from
+      c = {static_cast<std::int64_t>(random() % 450), static_cast<std::int32_t>(random() % 9)};
+    std::multiset<std::tuple<std::uint32_t, double, std::int64_t, std::int32_t>> expected;
+    for (const Order& o : orders) {
+      for (const Customer& c : customers) {
+        if (static_cast<std::int64_t>(o.customer) == c.id)
+          expected.emplace(o.customer, o.amount, c.id, c.region);
+      }
+    }
+    const auto pairs =
+        datasets.from_host<Order>("orders", orders, random() % 20)
+            .join(datasets.from_host<Customer>("customers", customers), customer_of, id_of)
+            .collect();
+    std::multiset<std::tuple<std::uint32_t, double, std::int64_t, std::int32_t>> got;
+    for (const auto& p : pairs)
+      got.emplace(p.left.customer, p.left.amount, p.right.id, p.right.region);
+    EXPECT_EQ(got, expected) << "round " << round;
+  }
 }
 
 TEST(DatasetOrder, DistinctSortedWordsAreByteIdenticalToCSortUnique) {

@@ -27,6 +27,13 @@ struct Group {
   A value{};
 };
 
+// One pair of a join: a left record and a right record whose keys are equal.
+template <Record L, Record R>
+struct Pair {
+  L left{};
+  R right{};
+};
+
 // A partition (the spliter paper, §4): blocks of one rank, processed by one task, without
 // moving them. `blocks` are indexes into the data set's blocks, ascending.
 struct Partition {
@@ -109,6 +116,11 @@ class Dataset {
   Dataset<T> order_by(const Select<T, K>& key) const;
   // The first of each set of equal records, in no promised order.
   Dataset<T> distinct() const;
+  // Every pair of a record and a `right` record whose keys are equal (integer keys, compared
+  // by value), in no promised order.
+  template <Record R, Key K, Key KR>
+  Dataset<Pair<T, R>> join(const Dataset<R>& right, const Select<T, K>& key,
+                           const Select<R, KR>& right_key) const;
   // The records combined with `f`, as a data set of one record (none when this one is empty),
   // left on the ranks: what a loop's condition reads without the host.
   Dataset<T> reduce(const Combine<T>& f) const;

@@ -51,6 +51,14 @@ struct GroupShape {
   }
 };
 
+// The shape of a join's pairs, for the type-erased planner.
+struct JoinShape {
+  std::string left_key;
+  std::string right_key;
+  std::uint32_t pair_bytes = 0;  // sizeof(Pair<L, R>)
+  std::uint32_t right_offset = 0;
+};
+
 class Datasets {
  public:
   using State = std::shared_ptr<detail::DatasetState>;
@@ -113,6 +121,9 @@ class Datasets {
   State order_blocks(const State& in, const std::string& key);
   // The first of each set of equal records (equal bytes), sent to ranks by a hash of them.
   State distinct_blocks(const State& in);
+  // Every pair of a left and a right record with equal keys (a hash join: both sides sent to
+  // ranks by a hash of the key, each rank joining what it holds: by right record, then left).
+  State join_blocks(const State& left, const State& right, const JoinShape& shape);
   // One late-sized block on rank 0: the records combined (no record when there are none).
   State reduce_blocks(const State& in, const std::string& combine);
   std::uint64_t count_records(const State& in);
@@ -133,6 +144,16 @@ class Datasets {
   // block of `out`, per task unit.
   void map_blocks(const State& in, const State& out, const std::string& function,
                   const char* operation, const State* context);
+  // The records of each task unit sent to each rank: parts[u][r] holds counts[u][r] records.
+  struct Routed {
+    std::vector<std::vector<cluster::ChunkRef>> parts;
+    std::vector<std::vector<std::uint64_t>> counts;
+  };
+  // Routes every record of `in` to a rank: by the ranges `splitters` cut its key's order bytes
+  // into, by a hash of its key's value (hash_key), or without a key by a hash of its bytes.
+  Routed route(const State& in, const std::string& name, const std::string& key,
+               std::vector<std::string> splitters, bool hash_key);
+  void release(const Routed& routed);
   // Routes every record of `in` to a rank (with a key: by the ranges `splitters` cut its order
   // bytes into; without: by hash), then runs `merge` on each rank over what it received, in
   // unit order.
@@ -244,6 +265,15 @@ template <Record T>
 template <OrderKey K>
 Dataset<T> Dataset<T>::order_by(const Select<T, K>& key) const {
   return Dataset<T>(detail::datasets_of(state_).order_blocks(state_, key.name()));
+}
+
+template <Record T>
+template <Record R, Key K, Key KR>
+Dataset<Pair<T, R>> Dataset<T>::join(const Dataset<R>& right, const Select<T, K>& key,
+                                     const Select<R, KR>& right_key) const {
+  using P = Pair<T, R>;
+  const JoinShape shape{key.name(), right_key.name(), sizeof(P), offsetof(P, right)};
+  return Dataset<P>(detail::datasets_of(state_).join_blocks(state_, right.state(), shape));
 }
 
 template <Record T>
