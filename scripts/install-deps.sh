@@ -26,8 +26,8 @@ packages=(
   # the group-by benchmark's comparison with Abseil's flat_hash_map
   libabsl-dev
   # data sets: real data nobody here made (Fashion-MNIST's IDX files, a word list) and the
-  # references the tests compare with (scikit-learn's KMeans and KNeighborsClassifier)
-  dataset-fashion-mnist wamerican-huge python3-sklearn
+  # references the tests compare with (scikit-learn's KMeans, networkx's pagerank)
+  dataset-fashion-mnist wamerican-huge python3-sklearn python3-networkx
 )
 
 missing=()

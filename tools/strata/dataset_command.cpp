@@ -9,6 +9,7 @@
 #include <limits>
 #include <vector>
 
+#include "dataset_pagerank.hpp"
 #include "progress_line.hpp"
 #include "strata/base/error.hpp"
 #include "strata/dataset/datasets.hpp"
@@ -239,7 +240,7 @@ int run_kmeans(const EffectiveConfig& effective, const DatasetOptions& options) 
 
 CLI::App& add_dataset_command(CLI::App& app, DatasetOptions& options) {
   CLI::App& command =
-      *app.add_subcommand("dataset", "data-set workloads (docs/datasets.md): k-means");
+      *app.add_subcommand("dataset", "data-set workloads (docs/datasets.md): k-means, PageRank");
   command.require_subcommand(1);
   CLI::App& kmeans = *command.add_subcommand(
       "kmeans",
@@ -255,12 +256,23 @@ CLI::App& add_dataset_command(CLI::App& app, DatasetOptions& options) {
   kmeans.add_option("--checkpoint", options.checkpoint, "Checkpoint each iteration's centers here");
   kmeans.add_flag("--resume", options.resume, "Continue from the checkpoint where there is one");
   kmeans.add_flag("--quiet", options.quiet, "No progress line");
+  CLI::App& pagerank = *command.add_subcommand(
+      "pagerank",
+      "PageRank over the edges of a CSV file with columns src and dst (node numbers from 0), "
+      "networkx's rules; writes ranks.csv");
+  pagerank.add_option("input", options.input, "The edges")->required()->check(CLI::ExistingFile);
+  pagerank.add_option("--iterations", options.iterations, "At most this many iterations");
+  pagerank.add_option("--output", options.output, "Directory of ranks.csv (default: .)");
+  pagerank.add_option("--checkpoint", options.checkpoint, "Checkpoint each iteration's ranks here");
+  pagerank.add_flag("--resume", options.resume, "Continue from the checkpoint where there is one");
+  pagerank.add_flag("--quiet", options.quiet, "No progress line");
   return command;
 }
 
 int run_dataset_command(const CLI::App& command, const EffectiveConfig& effective,
                         const DatasetOptions& options) {
   if (command.get_subcommand("kmeans")->parsed()) return run_kmeans(effective, options);
+  if (command.get_subcommand("pagerank")->parsed()) return run_pagerank(effective, options);
   throw Error("strata dataset: no workload given");
 }
 
