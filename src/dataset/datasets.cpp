@@ -17,7 +17,7 @@ using runtime::Access;
 namespace detail {
 
 DatasetState::~DatasetState() {
-  if (owner == nullptr || owner->datasets == nullptr) return;
+  if (owner == nullptr || owner->datasets == nullptr || !borrowed_from.empty()) return;
   try {
     owner->datasets->release(blocks);
   } catch (...) {
@@ -616,6 +616,38 @@ Datasets::State Datasets::order_blocks(const State& in, const std::string& key) 
 
 Datasets::State Datasets::distinct_blocks(const State& in) {
   return shuffle(in, in->name + ".distinct", {}, {}, detail::operations::merge_distinct);
+}
+
+Datasets::State Datasets::union_blocks(const State& first, const State& second) {
+  if (first->record_bytes != second->record_bytes) {
+    throw Error("union: '" + first->name + "' and '" + second->name +
+                "' hold records of different sizes");
+  }
+  State out = make_state(first->name + ".union(" + second->name + ")", first->record_bytes);
+  out->blocks = first->blocks;
+  out->blocks.insert(out->blocks.end(), second->blocks.begin(), second->blocks.end());
+  out->borrowed_from = {first, second};
+  return out;
+}
+
+Datasets::State Datasets::take_blocks(const State& in, std::uint64_t n) {
+  const std::vector<std::uint64_t>& records = records_of(in);
+  State out = make_state(in->name + ".take(" + std::to_string(n) + ")", in->record_bytes);
+  cluster::PlanBatch batch(driver_);
+  std::uint64_t left = n;
+  for (std::size_t b = 0; b < records.size() && left > 0; ++b) {
+    const std::uint64_t count = std::min(left, records[b]);
+    if (count == 0) continue;
+    left -= count;
+    const detail::Block& from = in->blocks[b];
+    const ChunkRef chunk = driver_.create_chunk(block_name(out->name, out->blocks.size()),
+                                                count * in->record_bytes, from.rank);
+    out->blocks.push_back({chunk, from.rank, count, false});
+    driver_.run_with(from.rank, detail::operations::gather,
+                     {{from.chunk, Access::read}, {chunk, Access::write}},
+                     detail::GatherArgs{in->record_bytes, {{0, 0, count}}});
+  }
+  return out;
 }
 
 }  // namespace strata::dataset

@@ -102,6 +102,30 @@ TEST(DatasetOperators, AnEmptyResultAggregatesToNothing) {
   EXPECT_FALSE(none.aggregate(add).has_value());
 }
 
+TEST(DatasetOperators, UnionConcatenatesAndTakeCutsInBlockOrder) {
+  Datasets datasets(*the_node, *the_driver);
+  const std::vector<std::int64_t> a = random_values(700, 8);
+  const std::vector<std::int64_t> b = random_values(300, 9);
+  auto both = datasets.from_host<std::int64_t>("a", a, 5).where(is_even).union_with(
+      datasets.from_host<std::int64_t>("b", b, 3));
+  std::vector<std::int64_t> expected;
+  std::copy_if(a.begin(), a.end(), std::back_inserter(expected),
+               [](std::int64_t v) { return v % 2 == 0; });
+  expected.insert(expected.end(), b.begin(), b.end());
+  EXPECT_EQ(both.collect(), expected);
+  for (std::uint64_t n : {0ul, 1ul, 250ul, expected.size(), expected.size() + 10}) {
+    const auto first = both.take(n).collect();
+    EXPECT_EQ(first, std::vector<std::int64_t>(
+                         expected.begin(),
+                         expected.begin() + static_cast<std::ptrdiff_t>(
+                                                std::min<std::uint64_t>(n, expected.size()))))
+        << n;
+  }
+  // The union outlives what it was made of, and an operator on it works.
+  both = both.select(square);
+  EXPECT_EQ(both.count(), expected.size());
+}
+
 TEST(DatasetOperators, GenerateMakesTheRecordsOnTheRanks) {
   Datasets datasets(*the_node, *the_driver);
   const auto data = datasets.generate<std::int64_t>("triangles", 777, triangle, 5);

@@ -79,6 +79,8 @@ struct DatasetState {
   std::optional<Split> split;  // computed once, reused by every operator on these blocks
   // Records per block, once known (all of them: the late ones asked of their ranks).
   std::optional<std::vector<std::uint64_t>> records;
+  // Data sets whose blocks these are (a union's): they free them; this state frees none.
+  std::vector<std::shared_ptr<const DatasetState>> borrowed_from;
 };
 
 }  // namespace detail
@@ -116,6 +118,11 @@ class Dataset {
   Dataset<T> order_by(const Select<T, K>& key) const;
   // The first of each set of equal records, in no promised order.
   Dataset<T> distinct() const;
+  // This data set's records, then `other`'s: their blocks, nothing moved (LINQ's Concat; a
+  // set union is union_with(other).distinct()).
+  Dataset<T> union_with(const Dataset<T>& other) const;
+  // The first `n` records, in block order.
+  Dataset<T> take(std::uint64_t n) const;
   // Every pair of a record and a `right` record whose keys are equal (integer keys, compared
   // by value), in no promised order.
   template <Record R, Key K, Key KR>

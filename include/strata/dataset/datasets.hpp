@@ -121,6 +121,8 @@ class Datasets {
   State order_blocks(const State& in, const std::string& key);
   // The first of each set of equal records (equal bytes), sent to ranks by a hash of them.
   State distinct_blocks(const State& in);
+  State union_blocks(const State& first, const State& second);
+  State take_blocks(const State& in, std::uint64_t n);
   // Every pair of a left and a right record with equal keys (a hash join: both sides sent to
   // ranks by a hash of the key, each rank joining what it holds: by right record, then left).
   State join_blocks(const State& left, const State& right, const JoinShape& shape);
@@ -274,6 +276,16 @@ Dataset<Pair<T, R>> Dataset<T>::join(const Dataset<R>& right, const Select<T, K>
   using P = Pair<T, R>;
   const JoinShape shape{key.name(), right_key.name(), sizeof(P), offsetof(P, right)};
   return Dataset<P>(detail::datasets_of(state_).join_blocks(state_, right.state(), shape));
+}
+
+template <Record T>
+Dataset<T> Dataset<T>::union_with(const Dataset<T>& other) const {
+  return Dataset<T>(detail::datasets_of(state_).union_blocks(state_, other.state()));
+}
+
+template <Record T>
+Dataset<T> Dataset<T>::take(std::uint64_t n) const {
+  return Dataset<T>(detail::datasets_of(state_).take_blocks(state_, n));
 }
 
 template <Record T>
