@@ -55,7 +55,7 @@ void GroupTable::add_groups(std::span<const std::byte> groups) {
 }
 
 std::uint64_t GroupTable::write(std::span<std::byte> out, std::uint32_t rank, std::uint32_t ranks,
-                                const std::string& what) const {
+                                const std::string& what, bool sorted) const {
   std::vector<std::uint32_t> chosen;
   for (std::uint32_t g = 0; g < keys_.size(); ++g) {
     if (ranks <= 1 || rank_of_key(keys_[g], ranks) == rank) chosen.push_back(g);
@@ -67,10 +67,11 @@ std::uint64_t GroupTable::write(std::span<std::byte> out, std::uint32_t rank, st
                 " its buffer holds (DatasetOptions::max_groups): raise max_groups");
   }
   const bool is_signed = shape_.key_signed;
-  std::sort(chosen.begin(), chosen.end(), [&](std::uint32_t a, std::uint32_t b) {
-    return is_signed ? static_cast<std::int64_t>(keys_[a]) < static_cast<std::int64_t>(keys_[b])
-                     : keys_[a] < keys_[b];
-  });
+  if (sorted)
+    std::sort(chosen.begin(), chosen.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return is_signed ? static_cast<std::int64_t>(keys_[a]) < static_cast<std::int64_t>(keys_[b])
+                       : keys_[a] < keys_[b];
+    });
   std::memset(out.data(), 0, chosen.size() * shape_.group_bytes);
   for (std::size_t i = 0; i < chosen.size(); ++i) {
     std::byte* group = out.data() + i * shape_.group_bytes;

@@ -25,11 +25,11 @@ class GroupTable {
   void add_groups(std::span<const std::byte> groups);
   std::size_t size() const { return keys_.size(); }
 
-  // Writes the groups whose keys go to `rank` of `ranks` (rank_of_key), in key order, into
-  // `out` as Group records; returns how many. Throws naming `what` and `option` when they do
-  // not fit.
+  // Writes the groups whose keys go to `rank` of `ranks` (rank_of_key) into `out` as Group
+  // records, in key order when `sorted` (else in order of first appearance); returns how many.
+  // Throws naming `what` when they do not fit.
   std::uint64_t write(std::span<std::byte> out, std::uint32_t rank, std::uint32_t ranks,
-                      const std::string& what) const;
+                      const std::string& what, bool sorted) const;
 
  private:
   GroupShape shape_;

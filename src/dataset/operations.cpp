@@ -146,7 +146,8 @@ void group_partial(OperationContext& context) {
     const std::uint64_t n =
         table.write(context.chunk(out), r, args.ranks,
                     "group_by '" + shape.key + "' on rank " + std::to_string(context.rank()) +
-                        ", the groups of one partition for rank " + std::to_string(r));
+                        ", the groups of one partition for rank " + std::to_string(r),
+                    false);
     context.set_size(out, n * shape.group_bytes);
   }
 }
@@ -159,7 +160,8 @@ void group_merge(OperationContext& context) {
     table.add_groups(context.chunk(p));
   const std::uint64_t n = table.write(
       context.chunk(args.blocks), 0, 1,
-      "group_by '" + args.shape.key + "', the groups of rank " + std::to_string(context.rank()));
+      "group_by '" + args.shape.key + "', the groups of rank " + std::to_string(context.rank()),
+      true);
   context.set_size(args.blocks, n * args.shape.group_bytes);
 }
 
