@@ -282,10 +282,12 @@ Datasets::State Datasets::group_blocks(const State& in, const GroupShape& shape,
       throw Error("group_by: value function '" + shape.value + "' takes another context");
     value_bytes = value.out_bytes;
   }
-  const RecordFunction& combine =
-      checked(shape.combine, RecordFunction::Kind::combine, value_bytes, nullptr, in->name);
-  if (combine.in_bytes != shape.value_bytes || value_bytes != shape.value_bytes)
-    throw Error("group_by: combine '" + shape.combine + "' does not combine the values");
+  if (!shape.combine.empty()) {
+    const RecordFunction& combine =
+        checked(shape.combine, RecordFunction::Kind::combine, value_bytes, nullptr, in->name);
+    if (combine.in_bytes != shape.value_bytes || value_bytes != shape.value_bytes)
+      throw Error("group_by: combine '" + shape.combine + "' does not combine the values");
+  }
 
   const auto ranks = static_cast<std::uint32_t>(driver_.size());
   const std::uint64_t most = options_.max_groups;

@@ -9,7 +9,7 @@
 
 namespace strata::dataset::detail {
 
-GroupTable::GroupTable(const GroupShape& shape, const RecordFunction& combine)
+GroupTable::GroupTable(const GroupShape& shape, const RecordFunction* combine)
     : shape_(shape), combine_(combine) {}
 
 void GroupTable::add(std::span<const std::uint64_t> keys, std::span<const std::byte> values,
@@ -22,15 +22,19 @@ void GroupTable::add(std::span<const std::uint64_t> keys, std::span<const std::b
     if (added) {
       keys_.push_back(keys[i]);
       counts_.push_back(n);
-      values_.insert(values_.end(), values.begin() + static_cast<std::ptrdiff_t>(i * bytes),
-                     values.begin() + static_cast<std::ptrdiff_t>((i + 1) * bytes));
+      if (combine_ == nullptr) {
+        values_.resize(values_.size() + bytes);
+      } else {
+        values_.insert(values_.end(), values.begin() + static_cast<std::ptrdiff_t>(i * bytes),
+                       values.begin() + static_cast<std::ptrdiff_t>((i + 1) * bytes));
+      }
       group_of_[i] = RecordFunction::skip;
     } else {
       counts_[group] += n;
       group_of_[i] = group;
     }
   }
-  combine_.scatter(values_.data(), group_of_, values);
+  if (combine_ != nullptr) combine_->scatter(values_.data(), group_of_, values);
 }
 
 void GroupTable::add_groups(std::span<const std::byte> groups) {

@@ -15,7 +15,8 @@ namespace strata::dataset::detail {
 
 class GroupTable {
  public:
-  GroupTable(const GroupShape& shape, const RecordFunction& combine);
+  // Without `combine` (count()) only the records are counted; values stay zero.
+  GroupTable(const GroupShape& shape, const RecordFunction* combine);
 
   // Adds records: keys[i] with values[i] (value_bytes each) and counts[i] records (empty
   // counts: one each), combined into the groups of equal keys.
@@ -33,7 +34,7 @@ class GroupTable {
 
  private:
   GroupShape shape_;
-  const RecordFunction& combine_;
+  const RecordFunction* combine_;
   KeyIndex index_;
   std::vector<std::uint64_t> keys_;
   std::vector<std::uint64_t> counts_;

@@ -111,7 +111,8 @@ void group_partial(OperationContext& context) {
   const auto args = context.args<GroupArgs>();
   const GroupShape& shape = args.shape;
   const RecordFunction& key = function_of(shape.key, RecordFunction::Kind::select);
-  const RecordFunction& combine = function_of(shape.combine, RecordFunction::Kind::combine);
+  const RecordFunction* combine =
+      shape.combine.empty() ? nullptr : &function_of(shape.combine, RecordFunction::Kind::combine);
   const RecordFunction* value =
       shape.value.empty() ? nullptr : &function_of(shape.value, RecordFunction::Kind::select);
   if (!key.widen) {
@@ -133,7 +134,9 @@ void group_partial(OperationContext& context) {
     keys.resize(n);
     key.widen(key_results, keys);
     std::span<const std::byte> record_values = in;
-    if (value != nullptr) {
+    if (combine == nullptr) {
+      record_values = {};
+    } else if (value != nullptr) {
       values.resize(n * value->out_bytes);
       value->block(in, values,
                    value->context_bytes != 0 ? records.bytes() : std::span<const std::byte>{});
@@ -154,7 +157,9 @@ void group_partial(OperationContext& context) {
 
 void group_merge(OperationContext& context) {
   const auto args = context.args<GroupArgs>();
-  const RecordFunction& combine = function_of(args.shape.combine, RecordFunction::Kind::combine);
+  const RecordFunction* combine =
+      args.shape.combine.empty() ? nullptr
+                                 : &function_of(args.shape.combine, RecordFunction::Kind::combine);
   GroupTable table(args.shape, combine);
   for (std::uint32_t p = 0; p < args.blocks; ++p)
     table.add_groups(context.chunk(p));

@@ -209,21 +209,37 @@ Side side_of(const OperationContext& context, std::uint32_t first, std::uint32_t
   return side;
 }
 
-// Calls pair(l, r) for every match, by right record, then left record, ascending.
+// Calls pair(l, r) for every match. The smaller side is the hash table's (its records listed
+// per key, CSR), the other side probes it in record order.
 template <typename F>
 void for_each_match(const Side& left, const Side& right, F&& pair) {
+  const bool left_builds = left.keys.size() <= right.keys.size();
+  const Side& build = left_builds ? left : right;
+  const Side& probe = left_builds ? right : left;
   KeyIndex index;
-  std::vector<std::vector<std::uint32_t>> lefts;
-  for (std::uint32_t l = 0; l < left.keys.size(); ++l) {
-    const auto [at, added] = index.insert(left.keys[l]);
-    if (added) lefts.emplace_back();
-    lefts[at].push_back(l);
-  }
-  for (std::uint32_t r = 0; r < right.keys.size(); ++r) {
-    const std::int64_t at = index.find(right.keys[r]);
+  std::vector<std::uint32_t> key_of(build.keys.size());
+  for (std::uint32_t b = 0; b < build.keys.size(); ++b)
+    key_of[b] = index.insert(build.keys[b]).first;
+  std::vector<std::uint32_t> starts(index.size() + 1, 0);
+  for (std::uint32_t k : key_of)
+    ++starts[k + 1];
+  for (std::size_t k = 0; k < index.size(); ++k)
+    starts[k + 1] += starts[k];
+  std::vector<std::uint32_t> records(build.keys.size());
+  std::vector<std::uint32_t> filled(starts.begin(), starts.end() - 1);
+  for (std::uint32_t b = 0; b < build.keys.size(); ++b)
+    records[filled[key_of[b]]++] = b;
+  for (std::uint32_t p = 0; p < probe.keys.size(); ++p) {
+    const std::int64_t at = index.find(probe.keys[p]);
     if (at < 0) continue;
-    for (std::uint32_t l : lefts[static_cast<std::size_t>(at)])
-      pair(l, r);
+    const auto k = static_cast<std::size_t>(at);
+    for (std::uint32_t i = starts[k]; i < starts[k + 1]; ++i) {
+      if (left_builds) {
+        pair(records[i], p);
+      } else {
+        pair(p, records[i]);
+      }
+    }
   }
 }
 

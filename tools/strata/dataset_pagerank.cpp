@@ -53,10 +53,6 @@ using Degree = ds::Group<std::uint32_t, std::uint8_t>;
 
 const ds::Select<Edge, std::uint32_t> source("strata.pagerank.source",
                                              [](const Edge& e) { return e.src; });
-const ds::Select<Edge, std::uint8_t> nothing("strata.pagerank.nothing",
-                                             [](const Edge&) { return std::uint8_t{0}; });
-const ds::Combine<std::uint8_t> keep("strata.pagerank.keep",
-                                     [](const std::uint8_t& a, const std::uint8_t&) { return a; });
 const ds::Select<Degree, std::uint32_t> degree_node("strata.pagerank.degree_node",
                                                     [](const Degree& d) { return d.key; });
 const ds::Select<Rank, std::uint64_t> rank_node("strata.pagerank.rank_node",
@@ -128,7 +124,7 @@ int run_pagerank(const EffectiveConfig& effective, const DatasetOptions& options
     // nodes once; the iterations never come back to it.
     ds::Datasets datasets(node, driver);
     const auto edge_set = datasets.from_host<Edge>("edges", edges);
-    const auto degrees = edge_set.group_by(source).aggregate(nothing, keep).collect();
+    const auto degrees = edge_set.group_by(source).count().collect();
     std::vector<std::uint64_t> out_degree(nodes, 0);
     for (const Degree& d : degrees)
       out_degree[d.key] = d.count;

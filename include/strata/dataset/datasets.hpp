@@ -124,7 +124,7 @@ class Datasets {
   State union_blocks(const State& first, const State& second);
   State take_blocks(const State& in, std::uint64_t n);
   // Every pair of a left and a right record with equal keys (a hash join: both sides sent to
-  // ranks by a hash of the key, each rank joining what it holds: by right record, then left).
+  // ranks by a hash of the key, each rank joining what it holds, the smaller side hashed).
   State join_blocks(const State& left, const State& right, const JoinShape& shape);
   // One late-sized block on rank 0: the records combined (no record when there are none).
   State reduce_blocks(const State& in, const std::string& combine);
@@ -177,6 +177,8 @@ class Grouping {
   Grouping(Dataset<T> data, std::string key, std::optional<Datasets::State> context)
       : data_(std::move(data)), key_(std::move(key)), context_(std::move(context)) {}
 
+  // Groups that only count their records (their value is 0): a histogram.
+  Dataset<Group<K, std::uint8_t>> count() const { return aggregate_values<std::uint8_t>({}, {}); }
   // Groups of the records combined with `f`.
   Dataset<Group<K, T>> aggregate(const Combine<T>& f) const {
     return aggregate_values<T>({}, f.name());
