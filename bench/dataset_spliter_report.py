@@ -40,7 +40,8 @@ def main():
           "its workers); every result checked against sequential C++",
           "- Dask: one task per block, the blocks already in memory, under the threaded "
           "scheduler and a local distributed cluster of one single-threaded worker per core; "
-          "`best` is the faster of the two at each count\n"]
+          "`best` is the faster of the two at each count",
+          "- each cell: the median of the repetitions (± half their range)\n"]
     figure, axes = plt.subplots(1, 2, figsize=(11, 4))
     for axis, workload in zip(axes, workloads):
         mine = [r for r in rows if r["workload"] == workload]

@@ -4,7 +4,7 @@
 # (split), beside sequential C++ and Dask (threaded scheduler and a local distributed cluster)
 # on the same points, in one run. Writes bench/results/dataset-spliter.{json,md,png}.
 # Usage: bench/run_dataset_spliter.sh [points, default 2000000] [repetitions, default 5]
-#        (STRATA_BENCH_BUILD: build dir; needs python3-dask and python3-distributed)
+#        (STRATA_BENCH_BUILD: build dir; Dask from scripts/install-deps.sh --bench)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${STRATA_BENCH_BUILD:-$root/build/bench}

@@ -2,7 +2,8 @@
 # Group-by + sum (10^3 and 10^6 keys) and a join of 10^7 rows with 10^6 in data sets against
 # pandas on the same rows, in one run. Writes bench/results/dataset-tables.{json,md}.
 # Usage: bench/run_dataset_tables.sh [rows, default 10000000] [build rows, default 1000000]
-#        [repetitions, default 5]   (STRATA_BENCH_BUILD: build dir; needs python3-pandas)
+#        [repetitions, default 5]   (STRATA_BENCH_BUILD: build dir; pandas from
+#        scripts/install-deps.sh --bench)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${STRATA_BENCH_BUILD:-$root/build/bench}

@@ -30,6 +30,12 @@ packages=(
   dataset-fashion-mnist wamerican-huge python3-sklearn python3-networkx
 )
 
+# `--bench`: also the peers the benchmarks compare with (not needed to build or test).
+if [[ ${1:-} == --bench ]]; then
+  # bench/run_dataset_spliter.sh (Dask) and bench/run_dataset_tables.sh (pandas)
+  packages+=(python3-dask python3-distributed python3-pandas)
+fi
+
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
