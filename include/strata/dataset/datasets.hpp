@@ -38,7 +38,7 @@ struct DatasetOptions {
 struct GroupShape {
   std::string key;      // the key function
   std::string value;    // the value function; empty: the records themselves
-  std::string combine;  // the combine function
+  std::string combine;  // the combine function; empty: count the records only (count())
   std::uint32_t key_bytes = 0;
   std::uint32_t value_bytes = 0;
   bool key_signed = false;
