@@ -299,9 +299,9 @@ TaskState* RuntimeCore::start(TaskSpec&& spec, TaskFunction&& body, bool with_ha
   if (!spec.accesses.empty()) {
     register_accesses(task, spec.accesses);
     SpareAccessLists::give(std::move(spec.accesses));  // its elements were moved to the task
-    if (hook_ != nullptr) {
+    if (StagingHook* hook = this->hook(); hook != nullptr) {
       // Before the last hold goes: the task cannot finish (and retire) before it is declared.
-      hook_->declared(staging_request(task));
+      hook->declared(staging_request(task));
       task->hook_declared = true;
     }
   }
@@ -358,7 +358,7 @@ void RuntimeCore::add_edge(TaskState* predecessor, TaskState* successor, bool ov
 void RuntimeCore::enqueued(TaskState* task) {
   // What it writes is valid in its queue's order from now on: a queue successor that reads it
   // must find it there, not fetch the stale copy.
-  if (task->hook_staged) hook_->enqueued(staging_request(task));
+  if (task->hook_staged) hook()->enqueued(staging_request(task));
   std::vector<TaskState*> released, groups;
   {
     std::lock_guard guard(task->lock);
@@ -500,11 +500,12 @@ void RuntimeCore::admit_and_stage(TaskState* task) {
 ExecutorView RuntimeCore::view_of(std::uint32_t index) const {
   const Executor& executor = *executors_[index];
   const ExecutorId id{index};
+  const StagingHook* hook = this->hook();
   return ExecutorView{id,
                       executor.kind(),
                       executor.name(),
                       executor.device(),
-                      hook_ != nullptr ? hook_->memory_space(id) : std::nullopt,
+                      hook != nullptr ? hook->memory_space(id) : std::nullopt,
                       executor.queued(),
                       executor.worker_count()};
 }
@@ -532,7 +533,7 @@ bool RuntimeCore::place(TaskState* task) {
   candidates.clear();
   for (ExecutorId id : task->candidates)
     candidates.push_back(view_of(id.index));
-  const std::size_t chosen = policy.choose(TaskView(*task, hook_), candidates);
+  const std::size_t chosen = policy.choose(TaskView(*task, hook()), candidates);
   task->executor = task->candidates[chosen < candidates.size() ? chosen : 0];
   return false;
 }
@@ -548,7 +549,7 @@ bool RuntimeCore::pull(Executor& executor, unsigned /*worker*/) {
   if (!pull_ready(executor)) return false;
   std::vector<TaskState*> cancelled;  // allocates only when some were
   TaskState* task = pool_.take(
-      index, [this, index] { return view_of(index); }, *placement_, hook_,
+      index, [this, index] { return view_of(index); }, *placement_, hook(),
       [this](const TaskState* pooled) { return should_cancel(pooled); }, cancelled);
   for (TaskState* gone : cancelled)
     make_ready(gone);  // finishes it cancelled
@@ -585,11 +586,11 @@ StagingRequest RuntimeCore::staging_request(const TaskState* task) const {
 }
 
 void RuntimeCore::stage(TaskState* task) {
-  if (hook_ == nullptr || task->accesses.empty()) {
+  if (hook() == nullptr || task->accesses.empty()) {
     dispatch(task);
     return;
   }
-  hook_->stage(staging_request(task), [this, task](std::exception_ptr error) {
+  hook()->stage(staging_request(task), [this, task](std::exception_ptr error) {
     const ExternalCall call(*this);
     if (error) {
       complete(task, std::move(error));
@@ -816,11 +817,11 @@ void RuntimeCore::unstage(TaskState* task) {
   if (task->holds_gates) release_reduce_gates(task);
   if (task->hook_staged) {
     task->hook_staged = false;
-    hook_->unstage(staging_request(task));
+    hook()->unstage(staging_request(task));
   }
   if (task->hook_declared) {
     task->hook_declared = false;
-    hook_->retired(staging_request(task));
+    hook()->retired(staging_request(task));
   }
   if (task->staged) {
     task->staged = false;
@@ -1053,7 +1054,7 @@ RunSummary RuntimeCore::summary() const {
   for (std::uint32_t i = 0; i < executor_count_.load(); ++i)
     executors.push_back(executors_[i].get());
   RunSummary summary = summary_observer_.summary(executors, static_cast<double>(now_ns()) / 1e9);
-  if (hook_ != nullptr) summary.staging = hook_->summary();
+  if (const StagingHook* hook = this->hook(); hook != nullptr) summary.staging = hook->summary();
   return summary;
 }
 

@@ -56,7 +56,9 @@ class RuntimeCore final : public TaskRunner {
 
   ExecutorId add_executor(std::unique_ptr<Executor> executor);
   Executor& executor(ExecutorId id) const;
-  void set_staging_hook(StagingHook* hook) { hook_ = hook; }
+  // Idle workers read the hook while the node that owns it unhooks it, hence atomic.
+  void set_staging_hook(StagingHook* hook) { hook_.store(hook, std::memory_order_release); }
+  StagingHook* hook() const { return hook_.load(std::memory_order_acquire); }
   void limit_staging_bytes(ExecutorId executor, std::uint64_t bytes);
   void set_placement_policy(std::unique_ptr<PlacementPolicy> policy);
 
@@ -184,7 +186,7 @@ class RuntimeCore final : public TaskRunner {
   ExecutorId cpu_;
   std::unique_ptr<PlacementPolicy> placement_;
   RunHistory history_;
-  StagingHook* hook_ = nullptr;
+  std::atomic<StagingHook*> hook_{nullptr};
   ReadyPool pool_;  // multi-candidate tasks under a pulling policy
   // Per executor: tasks it pulled that have not started yet, or whose kernel runs on after the
   // body returned (it pulls at most one per worker): a device takes its next pooled task once
