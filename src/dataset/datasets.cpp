@@ -103,6 +103,14 @@ std::uint32_t Datasets::partitions_per_rank() const {
       1, static_cast<std::uint32_t>(runtime.executor(runtime.cpu()).worker_count()));
 }
 
+std::uint32_t Datasets::bucket_count() const {
+  return static_cast<std::uint32_t>(driver_.size()) * partitions_per_rank();
+}
+
+int Datasets::rank_of_bucket(std::uint32_t bucket) const {
+  return static_cast<int>(bucket / partitions_per_rank());
+}
+
 Datasets::State Datasets::make_state(std::string name, std::uint32_t record_bytes) {
   if (record_bytes == 0) throw Error("data set '" + name + "': records of 0 bytes");
   return std::make_shared<detail::DatasetState>(owner_, std::move(name), record_bytes);
@@ -289,43 +297,44 @@ Datasets::State Datasets::group_blocks(const State& in, const GroupShape& shape,
       throw Error("group_by: combine '" + shape.combine + "' does not combine the values");
   }
 
-  const auto ranks = static_cast<std::uint32_t>(driver_.size());
+  const std::uint32_t buckets = bucket_count();
   const std::uint64_t most = options_.max_groups;
   State out = make_state(in->name + ".group_by(" + shape.key + ")", shape.group_bytes);
   const std::vector<Partition> units = units_of(in);
   cluster::PlanBatch batch(driver_);
-  // partials[u][r]: the groups of unit u for rank r, and their capacity in groups.
+  // partials[u][b]: the groups of unit u for bucket b, and their capacity in groups.
   std::vector<std::vector<ChunkRef>> partials(units.size());
-  std::vector<std::uint64_t> merged(ranks, 0);
+  std::vector<std::uint64_t> merged(buckets, 0);
   for (std::size_t u = 0; u < units.size(); ++u) {
     const Partition& unit = units[u];
     const std::uint64_t groups =
         std::max<std::uint64_t>(1, std::min(capacity_of(in, unit.blocks), most));
     std::vector<Use> uses;
     add_uses(uses, in, unit.blocks, Access::read);
-    for (std::uint32_t r = 0; r < ranks; ++r) {
+    for (std::uint32_t b = 0; b < buckets; ++b) {
       partials[u].push_back(driver_.create_late_chunk(
-          out->name + " partial " + std::to_string(u) + " for rank " + std::to_string(r),
+          out->name + " partial " + std::to_string(u) + " for bucket " + std::to_string(b),
           groups * shape.group_bytes, unit.rank));
       uses.push_back({partials[u].back(), Access::write});
-      merged[r] += groups;
+      merged[b] += groups;
     }
     add_context(uses, context);
-    detail::GroupArgs args{shape, static_cast<std::uint32_t>(unit.blocks.size()), ranks,
+    detail::GroupArgs args{shape, static_cast<std::uint32_t>(unit.blocks.size()), buckets,
                            context_blocks(context)};
     driver_.run_with(unit.rank, detail::operations::group_partial, uses, args);
   }
-  for (std::uint32_t r = 0; r < ranks; ++r) {
-    const std::uint64_t groups = std::max<std::uint64_t>(1, std::min(merged[r], most));
-    const ChunkRef chunk = driver_.create_late_chunk(
-        block_name(out->name, r), groups * shape.group_bytes, static_cast<int>(r));
-    out->blocks.push_back({chunk, static_cast<int>(r), groups, true});
+  for (std::uint32_t b = 0; b < buckets; ++b) {
+    const int rank = rank_of_bucket(b);
+    const std::uint64_t groups = std::max<std::uint64_t>(1, std::min(merged[b], most));
+    const ChunkRef chunk =
+        driver_.create_late_chunk(block_name(out->name, b), groups * shape.group_bytes, rank);
+    out->blocks.push_back({chunk, rank, groups, true});
     std::vector<Use> uses;
     for (const auto& unit_partials : partials)
-      uses.push_back({unit_partials[r], Access::read});
+      uses.push_back({unit_partials[b], Access::read});
     uses.push_back({chunk, Access::write});
     detail::GroupArgs args{shape, static_cast<std::uint32_t>(units.size()), 1, 0};
-    driver_.run_with(static_cast<int>(r), detail::operations::group_merge, uses, args);
+    driver_.run_with(rank, detail::operations::group_merge, uses, args);
   }
   for (const auto& unit_partials : partials) {
     for (const ChunkRef chunk : unit_partials)
@@ -443,17 +452,17 @@ Datasets::State Datasets::rechunk_blocks(const State& in, std::uint32_t blocks_p
 
 Datasets::Routed Datasets::route(const State& in, const std::string& name, const std::string& key,
                                  std::vector<std::string> splitters, bool hash_key) {
-  const auto ranks = static_cast<std::uint32_t>(driver_.size());
+  const std::uint32_t buckets = bucket_count();
   const std::uint32_t bytes = in->record_bytes;
   const std::vector<Partition> units = units_of(in);
-  detail::RouteArgs args{key, std::move(splitters), bytes, ranks, 0, hash_key};
-  // How many records each unit sends each rank: the host reads the counts, not the records.
+  detail::RouteArgs args{key, std::move(splitters), bytes, buckets, 0, hash_key};
+  // How many records each unit sends each bucket: the host reads the counts, not the records.
   std::vector<ChunkRef> counted;
   {
     cluster::PlanBatch batch(driver_);
     for (const Partition& unit : units) {
       counted.push_back(
-          driver_.create_chunk(name + " counts", std::uint64_t{8} * ranks, unit.rank));
+          driver_.create_chunk(name + " counts", std::uint64_t{8} * buckets, unit.rank));
       std::vector<Use> uses;
       add_uses(uses, in, unit.blocks, Access::read);
       uses.push_back({counted.back(), Access::write});
@@ -465,18 +474,18 @@ Datasets::Routed Datasets::route(const State& in, const std::string& name, const
   for (const ChunkRef chunk : counted) {
     const std::vector<std::byte> bytes_of = driver_.fetch(chunk);
     driver_.destroy(chunk);
-    routed.counts.emplace_back(ranks);
-    std::memcpy(routed.counts.back().data(), bytes_of.data(), std::size_t{8} * ranks);
+    routed.counts.emplace_back(buckets);
+    std::memcpy(routed.counts.back().data(), bytes_of.data(), std::size_t{8} * buckets);
   }
   cluster::PlanBatch batch(driver_);
   routed.parts.resize(units.size());
   for (std::size_t u = 0; u < units.size(); ++u) {
     std::vector<Use> uses;
     add_uses(uses, in, units[u].blocks, Access::read);
-    for (std::uint32_t r = 0; r < ranks; ++r) {
+    for (std::uint32_t b = 0; b < buckets; ++b) {
       routed.parts[u].push_back(driver_.create_late_chunk(
-          name + " part " + std::to_string(u) + " for rank " + std::to_string(r),
-          std::max<std::uint64_t>(1, routed.counts[u][r]) * bytes, units[u].rank));
+          name + " part " + std::to_string(u) + " for bucket " + std::to_string(b),
+          std::max<std::uint64_t>(1, routed.counts[u][b]) * bytes, units[u].rank));
       uses.push_back({routed.parts[u].back(), Access::write});
     }
     args.blocks = static_cast<std::uint32_t>(units[u].blocks.size());
@@ -494,24 +503,24 @@ void Datasets::release(const Routed& routed) {
 
 Datasets::State Datasets::shuffle(const State& in, std::string name, const std::string& key,
                                   std::vector<std::string> splitters, const char* merge) {
-  const auto ranks = static_cast<std::uint32_t>(driver_.size());
+  const std::uint32_t buckets = bucket_count();
   const Routed routed = route(in, name, key, std::move(splitters), false);
   State out = make_state(std::move(name), in->record_bytes);
   cluster::PlanBatch batch(driver_);
-  for (std::uint32_t r = 0; r < ranks; ++r) {
+  for (std::uint32_t b = 0; b < buckets; ++b) {
+    const int rank = rank_of_bucket(b);
     std::uint64_t total = 0;
     for (const auto& unit_counts : routed.counts)
-      total += unit_counts[r];
+      total += unit_counts[b];
     const ChunkRef chunk = driver_.create_late_chunk(
-        block_name(out->name, r), std::max<std::uint64_t>(1, total) * in->record_bytes,
-        static_cast<int>(r));
-    out->blocks.push_back({chunk, static_cast<int>(r), total, true});
+        block_name(out->name, b), std::max<std::uint64_t>(1, total) * in->record_bytes, rank);
+    out->blocks.push_back({chunk, rank, total, true});
     std::vector<Use> uses;
     for (const auto& unit_parts : routed.parts)
-      uses.push_back({unit_parts[r], Access::read});
+      uses.push_back({unit_parts[b], Access::read});
     uses.push_back({chunk, Access::write});
     driver_.run_with(
-        static_cast<int>(r), merge, uses,
+        rank, merge, uses,
         detail::MergeArgs{key, in->record_bytes, static_cast<std::uint32_t>(routed.parts.size())});
   }
   release(routed);
@@ -527,7 +536,7 @@ Datasets::State Datasets::join_blocks(const State& left, const State& right,
   if (!lk.widen || !rk.widen)
     throw Error("join: the key functions '" + shape.left_key + "' and '" + shape.right_key +
                 "' must give integers");
-  const auto ranks = static_cast<std::uint32_t>(driver_.size());
+  const std::uint32_t buckets = bucket_count();
   const std::string name = left->name + ".join(" + right->name + ")";
   const Routed lefts = route(left, name + " left", shape.left_key, {}, true);
   const Routed rights = route(right, name + " right", shape.right_key, {}, true);
@@ -537,38 +546,38 @@ Datasets::State Datasets::join_blocks(const State& left, const State& right,
                               static_cast<std::uint32_t>(rights.parts.size()),
                               shape.pair_bytes,
                               shape.right_offset};
-  const auto uses_of = [&](std::uint32_t r) {
+  const auto uses_of = [&](std::uint32_t b) {
     std::vector<Use> uses;
     for (const auto& unit_parts : lefts.parts)
-      uses.push_back({unit_parts[r], Access::read});
+      uses.push_back({unit_parts[b], Access::read});
     for (const auto& unit_parts : rights.parts)
-      uses.push_back({unit_parts[r], Access::read});
+      uses.push_back({unit_parts[b], Access::read});
     return uses;
   };
-  // Each rank counts its pairs; the host reads the counts and sizes the outputs.
+  // Each bucket counts its pairs; the host reads the counts and sizes the outputs.
   std::vector<ChunkRef> counted;
   {
     cluster::PlanBatch batch(driver_);
-    for (std::uint32_t r = 0; r < ranks; ++r) {
-      counted.push_back(driver_.create_chunk(name + " pairs", 8, static_cast<int>(r)));
-      std::vector<Use> uses = uses_of(r);
+    for (std::uint32_t b = 0; b < buckets; ++b) {
+      counted.push_back(driver_.create_chunk(name + " pairs", 8, rank_of_bucket(b)));
+      std::vector<Use> uses = uses_of(b);
       uses.push_back({counted.back(), Access::write});
-      driver_.run_with(static_cast<int>(r), detail::operations::join_count, uses, args);
+      driver_.run_with(rank_of_bucket(b), detail::operations::join_count, uses, args);
     }
   }
   State out = make_state(name, shape.pair_bytes);
-  for (std::uint32_t r = 0; r < ranks; ++r) {
+  for (std::uint32_t b = 0; b < buckets; ++b) {
+    const int rank = rank_of_bucket(b);
     std::uint64_t pairs = 0;
-    const std::vector<std::byte> bytes = driver_.fetch(counted[r]);
-    driver_.destroy(counted[r]);
+    const std::vector<std::byte> bytes = driver_.fetch(counted[b]);
+    driver_.destroy(counted[b]);
     std::memcpy(&pairs, bytes.data(), 8);
     const ChunkRef chunk = driver_.create_late_chunk(
-        block_name(name, r), std::max<std::uint64_t>(1, pairs) * shape.pair_bytes,
-        static_cast<int>(r));
-    out->blocks.push_back({chunk, static_cast<int>(r), pairs, true});
-    std::vector<Use> uses = uses_of(r);
+        block_name(name, b), std::max<std::uint64_t>(1, pairs) * shape.pair_bytes, rank);
+    out->blocks.push_back({chunk, rank, pairs, true});
+    std::vector<Use> uses = uses_of(b);
     uses.push_back({chunk, Access::write});
-    driver_.run_with(static_cast<int>(r), detail::operations::join, uses, args);
+    driver_.run_with(rank, detail::operations::join, uses, args);
   }
   release(lefts);
   release(rights);
@@ -582,7 +591,7 @@ Datasets::State Datasets::order_blocks(const State& in, const std::string& key) 
     throw Error("order_by: key function '" + key + "' (" + f.signature +
                 ") does not give integers or arrays of bytes");
   }
-  // A sample of every unit's keys, sorted; the ranks' ranges cut it into equal parts.
+  // A sample of every unit's keys, sorted; the buckets' ranges cut it into equal parts.
   constexpr std::uint32_t samples = 64;
   std::vector<ChunkRef> sampled;
   {
@@ -609,9 +618,9 @@ Datasets::State Datasets::order_blocks(const State& in, const std::string& key) 
     return std::memcmp(a.data(), b.data(), a.size()) < 0;
   });
   std::vector<std::string> splitters;
-  const std::size_t ranks = static_cast<std::size_t>(driver_.size());
-  for (std::size_t r = 1; r < ranks && !keys.empty(); ++r)
-    splitters.push_back(keys[r * keys.size() / ranks]);
+  const std::size_t buckets = bucket_count();
+  for (std::size_t b = 1; b < buckets && !keys.empty(); ++b)
+    splitters.push_back(keys[b * keys.size() / buckets]);
   return shuffle(in, in->name + ".order_by(" + key + ")", key, std::move(splitters),
                  detail::operations::merge_sorted);
 }

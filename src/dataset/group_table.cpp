@@ -58,11 +58,22 @@ void GroupTable::add_groups(std::span<const std::byte> groups) {
   add(keys, values, counts);
 }
 
-std::uint64_t GroupTable::write(std::span<std::byte> out, std::uint32_t rank, std::uint32_t ranks,
+std::vector<std::vector<std::uint32_t>> GroupTable::by_bucket(std::uint32_t buckets) const {
+  std::vector<std::vector<std::uint32_t>> lists(buckets);
+  for (std::uint32_t g = 0; g < keys_.size(); ++g)
+    lists[buckets <= 1 ? 0 : bucket_of_key(keys_[g], buckets)].push_back(g);
+  return lists;
+}
+
+std::uint64_t GroupTable::write(std::span<std::byte> out,
+                                const std::vector<std::uint32_t>* chosen_groups,
                                 const std::string& what, bool sorted) const {
   std::vector<std::uint32_t> chosen;
-  for (std::uint32_t g = 0; g < keys_.size(); ++g) {
-    if (ranks <= 1 || rank_of_key(keys_[g], ranks) == rank) chosen.push_back(g);
+  if (chosen_groups != nullptr) {
+    chosen = *chosen_groups;
+  } else {
+    chosen.resize(keys_.size());
+    std::iota(chosen.begin(), chosen.end(), 0u);
   }
   const std::uint64_t room = out.size() / shape_.group_bytes;
   if (chosen.size() > room) {

@@ -1,6 +1,6 @@
 #pragma once
-// The groups of one partition or rank in a group_by: each distinct key with its count and its
-// values combined by the user's function, written out as Group<K, A> records in key order.
+// The groups of one partition or bucket in a group_by: each distinct key with its count and its
+// values combined by the user's function, written out as Group<K, A> records.
 
 #include <cstdint>
 #include <span>
@@ -26,10 +26,12 @@ class GroupTable {
   void add_groups(std::span<const std::byte> groups);
   std::size_t size() const { return keys_.size(); }
 
-  // Writes the groups whose keys go to `rank` of `ranks` (rank_of_key) into `out` as Group
-  // records, in key order when `sorted` (else in order of first appearance); returns how many.
-  // Throws naming `what` when they do not fit.
-  std::uint64_t write(std::span<std::byte> out, std::uint32_t rank, std::uint32_t ranks,
+  // The indexes of the groups whose keys go to each of `buckets` buckets (bucket_of_key), each
+  // list in order of first appearance.
+  std::vector<std::vector<std::uint32_t>> by_bucket(std::uint32_t buckets) const;
+  // Writes the groups `chosen` (all of them when null) into `out` as Group records, in key order
+  // when `sorted`; returns how many. Throws naming `what` when they do not fit.
+  std::uint64_t write(std::span<std::byte> out, const std::vector<std::uint32_t>* chosen,
                       const std::string& what, bool sorted) const;
 
  private:

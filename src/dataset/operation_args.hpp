@@ -67,13 +67,13 @@ struct FoldArgs {
 
 struct GroupArgs {
   GroupShape shape;
-  std::uint32_t blocks = 0;  // group_partial: input blocks; group_merge: partials
-  std::uint32_t ranks = 0;   // group_partial: output chunks, one per rank
+  std::uint32_t blocks = 0;   // group_partial: input blocks; group_merge: partials
+  std::uint32_t buckets = 0;  // group_partial: output chunks, one per bucket
   std::uint32_t contexts = 0;
 
   template <class Archive>
   void serialize(Archive& archive) {
-    archive(shape, blocks, ranks, contexts);
+    archive(shape, blocks, buckets, contexts);
   }
 };
 
@@ -110,21 +110,21 @@ struct SampleArgs {
   }
 };
 
-// route_count and route: each record goes to a rank — by range of its key's order bytes
-// (`splitters`, ascending: rank r takes keys in [splitters[r-1], splitters[r])), or by a hash of
-// its bytes when `key` is empty (distinct).
+// route_count and route: each record goes to a bucket — by range of its key's order bytes
+// (`splitters`, ascending: bucket b takes keys in [splitters[b-1], splitters[b])), or by a hash
+// of its bytes when `key` is empty (distinct).
 // With `hash_key`, by a hash of the key's value (an integer key: join).
 struct RouteArgs {
   std::string key;
   std::vector<std::string> splitters;
   std::uint32_t record_bytes = 0;
-  std::uint32_t ranks = 0;
+  std::uint32_t buckets = 0;
   std::uint32_t blocks = 0;
   bool hash_key = false;
 
   template <class Archive>
   void serialize(Archive& archive) {
-    archive(key, splitters, record_bytes, ranks, blocks, hash_key);
+    archive(key, splitters, record_bytes, buckets, blocks, hash_key);
   }
 };
 
@@ -161,7 +161,8 @@ struct MergeArgs {
 void define_operations(cluster::Program& program);
 void define_shuffle_operations(cluster::Program& program);
 
-// The rank a group's key goes to in a shuffle over `ranks` ranks.
-std::uint32_t rank_of_key(std::uint64_t key, std::uint32_t ranks);
+// The bucket a key goes to in a shuffle over `buckets` buckets (each rank holds some buckets:
+// Datasets plans which).
+std::uint32_t bucket_of_key(std::uint64_t key, std::uint32_t buckets);
 
 }  // namespace strata::dataset::detail

@@ -119,7 +119,7 @@ void group_partial(OperationContext& context) {
     throw Error("group_by: key function '" + key.name + "' (" + key.signature +
                 ") does not give integers");
   }
-  const ContextRecords records(context, std::size_t{args.blocks} + args.ranks, args.contexts);
+  const ContextRecords records(context, std::size_t{args.blocks} + args.buckets, args.contexts);
   GroupTable table(shape, combine);
   std::vector<std::byte> key_results;
   std::vector<std::uint64_t> keys;
@@ -144,12 +144,13 @@ void group_partial(OperationContext& context) {
     }
     table.add(keys, record_values);
   }
-  for (std::uint32_t r = 0; r < args.ranks; ++r) {
-    const std::size_t out = std::size_t{args.blocks} + r;
+  const std::vector<std::vector<std::uint32_t>> buckets = table.by_bucket(args.buckets);
+  for (std::uint32_t b = 0; b < args.buckets; ++b) {
+    const std::size_t out = std::size_t{args.blocks} + b;
     const std::uint64_t n =
-        table.write(context.chunk(out), r, args.ranks,
+        table.write(context.chunk(out), &buckets[b],
                     "group_by '" + shape.key + "' on rank " + std::to_string(context.rank()) +
-                        ", the groups of one partition for rank " + std::to_string(r),
+                        ", the groups of one partition for bucket " + std::to_string(b),
                     false);
     context.set_size(out, n * shape.group_bytes);
   }
@@ -163,10 +164,11 @@ void group_merge(OperationContext& context) {
   GroupTable table(args.shape, combine);
   for (std::uint32_t p = 0; p < args.blocks; ++p)
     table.add_groups(context.chunk(p));
-  const std::uint64_t n = table.write(
-      context.chunk(args.blocks), 0, 1,
-      "group_by '" + args.shape.key + "', the groups of rank " + std::to_string(context.rank()),
-      true);
+  const std::uint64_t n =
+      table.write(context.chunk(args.blocks), nullptr,
+                  "group_by '" + args.shape.key + "', the groups of a bucket on rank " +
+                      std::to_string(context.rank()),
+                  true);
   context.set_size(args.blocks, n * args.shape.group_bytes);
 }
 
@@ -186,14 +188,14 @@ void gather(OperationContext& context) {
 
 }  // namespace
 
-std::uint32_t rank_of_key(std::uint64_t key, std::uint32_t ranks) {
-  // splitmix64's finalizer: consecutive keys spread over the ranks.
+std::uint32_t bucket_of_key(std::uint64_t key, std::uint32_t buckets) {
+  // splitmix64's finalizer: consecutive keys spread over the buckets.
   key ^= key >> 30;
   key *= 0xbf58476d1ce4e5b9ull;
   key ^= key >> 27;
   key *= 0x94d049bb133111ebull;
   key ^= key >> 31;
-  return static_cast<std::uint32_t>(key % ranks);
+  return static_cast<std::uint32_t>(key % buckets);
 }
 
 void define_operations(cluster::Program& program) {

@@ -1,6 +1,6 @@
-// The operations of order_by and distinct: records routed to ranks by key range or by hash
-// (counted first, so that each destination's buffer has exactly its size), then sorted or
-// deduplicated on each rank.
+// The operations of order_by, distinct and join: records routed to buckets (a few on each rank)
+// by key range or by hash (counted first, so that each destination's buffer has exactly its
+// size), then sorted, deduplicated or joined in each bucket.
 
 #include <algorithm>
 #include <cstring>
@@ -50,7 +50,7 @@ std::uint64_t hash_of(const std::byte* record, std::uint32_t bytes) {
   return h;
 }
 
-// The rank of each record of `in`.
+// The bucket of each record of `in`.
 std::vector<std::uint32_t> destinations(const RouteArgs& args, std::span<const std::byte> in) {
   const std::uint64_t n = in.size() / args.record_bytes;
   std::vector<std::uint32_t> to(n, 0);
@@ -61,13 +61,13 @@ std::vector<std::uint32_t> destinations(const RouteArgs& args, std::span<const s
     std::vector<std::uint64_t> keys(n);
     key.widen(results, keys);
     for (std::uint64_t i = 0; i < n; ++i)
-      to[i] = rank_of_key(keys[i], args.ranks);
+      to[i] = bucket_of_key(keys[i], args.buckets);
     return to;
   }
   if (args.key.empty()) {
     for (std::uint64_t i = 0; i < n; ++i)
-      to[i] =
-          rank_of_key(hash_of(in.data() + i * args.record_bytes, args.record_bytes), args.ranks);
+      to[i] = bucket_of_key(hash_of(in.data() + i * args.record_bytes, args.record_bytes),
+                            args.buckets);
     return to;
   }
   const RecordFunction& key = order_key(args.key);
@@ -105,7 +105,7 @@ void sample_keys(OperationContext& context) {
 
 void route_count(OperationContext& context) {
   const auto args = context.args<RouteArgs>();
-  std::vector<std::uint64_t> counts(args.ranks, 0);
+  std::vector<std::uint64_t> counts(args.buckets, 0);
   for (std::uint32_t b = 0; b < args.blocks; ++b) {
     for (std::uint32_t to : destinations(args, context.chunk(b)))
       ++counts[to];
@@ -115,19 +115,19 @@ void route_count(OperationContext& context) {
 
 void route(OperationContext& context) {
   const auto args = context.args<RouteArgs>();
-  std::vector<std::uint64_t> filled(args.ranks, 0);
+  std::vector<std::uint64_t> filled(args.buckets, 0);
   for (std::uint32_t b = 0; b < args.blocks; ++b) {
     const std::span<std::byte> in = context.chunk(b);
     const std::vector<std::uint32_t> to = destinations(args, in);
     for (std::size_t i = 0; i < to.size(); ++i) {
       const std::span<std::byte> out = context.chunk(args.blocks + to[i]);
       if ((filled[to[i]] + 1) * args.record_bytes > out.size())
-        throw Error("order_by/distinct: a rank's records outgrew their count");
+        throw Error("order_by/distinct/join: a bucket's records outgrew their count");
       std::memcpy(out.data() + filled[to[i]]++ * args.record_bytes,
                   in.data() + i * args.record_bytes, args.record_bytes);
     }
   }
-  for (std::uint32_t r = 0; r < args.ranks; ++r)
+  for (std::uint32_t r = 0; r < args.buckets; ++r)
     context.set_size(args.blocks + r, filled[r] * args.record_bytes);
 }
 
@@ -153,7 +153,7 @@ void merge_sorted(OperationContext& context) {
            0;
   });
   const std::span<std::byte> out = context.chunk(args.parts);
-  if (out.size() < all.size()) throw Error("order_by: a rank's records outgrew their count");
+  if (out.size() < all.size()) throw Error("order_by: a bucket's records outgrew their count");
   for (std::size_t i = 0; i < index.size(); ++i)
     std::memcpy(out.data() + i * args.record_bytes,
                 all.data() + std::size_t{index[i]} * args.record_bytes, args.record_bytes);

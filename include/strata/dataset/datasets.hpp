@@ -142,23 +142,27 @@ class Datasets {
   // The task units of `in`: per partition (or per block), the blocks it covers.
   std::vector<Partition> units_of(const State& in);
   std::uint32_t partitions_per_rank() const;
+  // The destinations of a shuffle: partitions_per_rank() buckets on each rank, bucket b on rank
+  // b / partitions_per_rank(), so that each rank merges, sorts or joins with all its workers.
+  std::uint32_t bucket_count() const;
+  int rank_of_bucket(std::uint32_t bucket) const;
   // Plans `operation` (select or where) of `function` from each block of `in` into the same
   // block of `out`, per task unit.
   void map_blocks(const State& in, const State& out, const std::string& function,
                   const char* operation, const State* context);
-  // The records of each task unit sent to each rank: parts[u][r] holds counts[u][r] records.
+  // The records of each task unit sent to each bucket: parts[u][b] holds counts[u][b] records.
   struct Routed {
     std::vector<std::vector<cluster::ChunkRef>> parts;
     std::vector<std::vector<std::uint64_t>> counts;
   };
-  // Routes every record of `in` to a rank: by the ranges `splitters` cut its key's order bytes
+  // Routes every record of `in` to a bucket: by the ranges `splitters` cut its key's order bytes
   // into, by a hash of its key's value (hash_key), or without a key by a hash of its bytes.
   Routed route(const State& in, const std::string& name, const std::string& key,
                std::vector<std::string> splitters, bool hash_key);
   void release(const Routed& routed);
-  // Routes every record of `in` to a rank (with a key: by the ranges `splitters` cut its order
-  // bytes into; without: by hash), then runs `merge` on each rank over what it received, in
-  // unit order.
+  // Routes every record of `in` to a bucket (with a key: by the ranges `splitters` cut its order
+  // bytes into; without: by hash), then runs `merge` on each bucket over what it received, in
+  // unit order: the result has a block per bucket, in bucket order.
   State shuffle(const State& in, std::string name, const std::string& key,
                 std::vector<std::string> splitters, const char* merge);
 
