@@ -14,27 +14,42 @@ GroupTable::GroupTable(const GroupShape& shape, const RecordFunction* combine)
 
 void GroupTable::add(std::span<const std::uint64_t> keys, std::span<const std::byte> values,
                      std::span<const std::uint64_t> counts) {
+  // A batch at a time: its keys' slots, then its groups' counts and values, are prefetched
+  // together, so that a table larger than the cache waits for memory once per batch.
+  constexpr std::size_t batch = 32;
   const std::size_t bytes = shape_.value_bytes;
-  group_of_.resize(keys.size());
-  for (std::size_t i = 0; i < keys.size(); ++i) {
-    const auto [group, added] = index_.insert(keys[i]);
-    const std::uint64_t n = counts.empty() ? 1 : counts[i];
-    if (added) {
-      keys_.push_back(keys[i]);
-      counts_.push_back(n);
-      if (combine_ == nullptr) {
-        values_.resize(values_.size() + bytes);
+  group_of_.resize(batch);
+  for (std::size_t first = 0; first < keys.size(); first += batch) {
+    const std::size_t n = std::min(batch, keys.size() - first);
+    for (std::size_t i = first; i < first + n; ++i)
+      index_.prefetch(keys[i]);
+    for (std::size_t j = 0; j < n; ++j) {
+      const std::size_t i = first + j;
+      const auto [group, added] = index_.insert(keys[i]);
+      if (added) {
+        keys_.push_back(keys[i]);
+        counts_.push_back(counts.empty() ? 1 : counts[i]);  // a new group's first record
+        if (combine_ == nullptr) {
+          values_.resize(values_.size() + bytes);
+        } else {
+          values_.insert(values_.end(), values.begin() + static_cast<std::ptrdiff_t>(i * bytes),
+                         values.begin() + static_cast<std::ptrdiff_t>((i + 1) * bytes));
+        }
       } else {
-        values_.insert(values_.end(), values.begin() + static_cast<std::ptrdiff_t>(i * bytes),
-                       values.begin() + static_cast<std::ptrdiff_t>((i + 1) * bytes));
+        __builtin_prefetch(&counts_[group], 1);
+        if (combine_ != nullptr) __builtin_prefetch(values_.data() + group * bytes, 1);
       }
-      group_of_[i] = RecordFunction::skip;
-    } else {
-      counts_[group] += n;
-      group_of_[i] = group;
+      group_of_[j] = added ? RecordFunction::skip : group;
+    }
+    for (std::size_t j = 0; j < n; ++j) {
+      if (group_of_[j] != RecordFunction::skip)
+        counts_[group_of_[j]] += counts.empty() ? 1 : counts[first + j];
+    }
+    if (combine_ != nullptr) {
+      combine_->scatter(values_.data(), std::span<const std::uint32_t>(group_of_.data(), n),
+                        values.subspan(first * bytes, n * bytes));
     }
   }
-  if (combine_ != nullptr) combine_->scatter(values_.data(), group_of_, values);
 }
 
 void GroupTable::add_groups(std::span<const std::byte> groups) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "group_table.hpp"
+#include "key_slices.hpp"
 #include "operation_args.hpp"
 #include "strata/base/error.hpp"
 #include "strata/cluster/program.hpp"
@@ -121,28 +122,30 @@ void group_partial(OperationContext& context) {
   }
   const ContextRecords records(context, std::size_t{args.blocks} + args.buckets, args.contexts);
   GroupTable table(shape, combine);
-  std::vector<std::byte> key_results;
-  std::vector<std::uint64_t> keys;
+  KeySlices slices(key);
+  const std::span<const std::byte> key_context =
+      key.context_bytes != 0 ? records.bytes() : std::span<const std::byte>{};
+  const std::span<const std::byte> value_context = value != nullptr && value->context_bytes != 0
+                                                       ? records.bytes()
+                                                       : std::span<const std::byte>{};
   std::vector<std::byte> values;
   for (std::uint32_t b = 0; b < args.blocks; ++b) {
     const std::span<const std::byte> in = context.chunk(b);
     check_records(key, in, "block " + std::to_string(b) + " of its partition");
-    const std::uint64_t n = in.size() / key.in_bytes;
-    key_results.resize(n * key.out_bytes);
-    key.block(in, key_results,
-              key.context_bytes != 0 ? records.bytes() : std::span<const std::byte>{});
-    keys.resize(n);
-    key.widen(key_results, keys);
-    std::span<const std::byte> record_values = in;
-    if (combine == nullptr) {
-      record_values = {};
-    } else if (value != nullptr) {
-      values.resize(n * value->out_bytes);
-      value->block(in, values,
-                   value->context_bytes != 0 ? records.bytes() : std::span<const std::byte>{});
-      record_values = values;
-    }
-    table.add(keys, record_values);
+    slices.each(
+        in,
+        [&](std::size_t, std::span<const std::byte> slice, std::span<const std::uint64_t> keys) {
+          std::span<const std::byte> slice_values = slice;
+          if (combine == nullptr) {
+            slice_values = {};
+          } else if (value != nullptr) {
+            values.resize(keys.size() * value->out_bytes);
+            value->block(slice, values, value_context);
+            slice_values = values;
+          }
+          table.add(keys, slice_values);
+        },
+        key_context);
   }
   const std::vector<std::vector<std::uint32_t>> buckets = table.by_bucket(args.buckets);
   for (std::uint32_t b = 0; b < args.buckets; ++b) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "key_index.hpp"
+#include "key_slices.hpp"
 #include "operation_args.hpp"
 #include "strata/base/error.hpp"
 #include "strata/cluster/program.hpp"
@@ -50,39 +51,43 @@ std::uint64_t hash_of(const std::byte* record, std::uint32_t bytes) {
   return h;
 }
 
-// The bucket of each record of `in`.
-std::vector<std::uint32_t> destinations(const RouteArgs& args, std::span<const std::byte> in) {
+// Calls f(i, bucket) for each record i of `in`, a slice at a time.
+template <typename F>
+void each_destination(const RouteArgs& args, std::span<const std::byte> in, F&& f) {
   const std::uint64_t n = in.size() / args.record_bytes;
-  std::vector<std::uint32_t> to(n, 0);
-  if (args.hash_key) {
-    const RecordFunction& key = FunctionTable::instance().find(args.key);
-    std::vector<std::byte> results(n * key.out_bytes);
-    key.block(in, results, {});
-    std::vector<std::uint64_t> keys(n);
-    key.widen(results, keys);
-    for (std::uint64_t i = 0; i < n; ++i)
-      to[i] = bucket_of_key(keys[i], args.buckets);
-    return to;
-  }
   if (args.key.empty()) {
     for (std::uint64_t i = 0; i < n; ++i)
-      to[i] = bucket_of_key(hash_of(in.data() + i * args.record_bytes, args.record_bytes),
-                            args.buckets);
-    return to;
+      f(i,
+        bucket_of_key(hash_of(in.data() + i * args.record_bytes, args.record_bytes), args.buckets));
+    return;
   }
-  const RecordFunction& key = order_key(args.key);
-  const std::vector<std::byte> order = order_of(key, in);
-  for (std::uint64_t i = 0; i < n; ++i) {
-    const std::string_view bytes(reinterpret_cast<const char*>(order.data()) + i * key.out_bytes,
-                                 key.out_bytes);
-    to[i] = static_cast<std::uint32_t>(
-        std::upper_bound(args.splitters.begin(), args.splitters.end(), bytes,
-                         [](std::string_view a, const std::string& b) {
-                           return std::memcmp(a.data(), b.data(), a.size()) < 0;
-                         }) -
-        args.splitters.begin());
+  const RecordFunction& key =
+      args.hash_key ? FunctionTable::instance().find(args.key) : order_key(args.key);
+  if (args.hash_key) {
+    KeySlices slices(key);
+    slices.each(in, [&](std::size_t first, std::span<const std::byte>,
+                        std::span<const std::uint64_t> keys) {
+      for (std::size_t i = 0; i < keys.size(); ++i)
+        f(first + i, bucket_of_key(keys[i], args.buckets));
+    });
+    return;
   }
-  return to;
+  constexpr std::uint64_t slice = KeySlices::slice_records;
+  for (std::uint64_t first = 0; first < n; first += slice) {
+    const std::uint64_t count = std::min(slice, n - first);
+    const std::vector<std::byte> order =
+        order_of(key, in.subspan(first * args.record_bytes, count * args.record_bytes));
+    for (std::uint64_t i = 0; i < count; ++i) {
+      const std::string_view bytes(reinterpret_cast<const char*>(order.data()) + i * key.out_bytes,
+                                   key.out_bytes);
+      f(first + i, static_cast<std::uint32_t>(
+                       std::upper_bound(args.splitters.begin(), args.splitters.end(), bytes,
+                                        [](std::string_view a, const std::string& b) {
+                                          return std::memcmp(a.data(), b.data(), a.size()) < 0;
+                                        }) -
+                       args.splitters.begin()));
+    }
+  }
 }
 
 void sample_keys(OperationContext& context) {
@@ -106,26 +111,26 @@ void sample_keys(OperationContext& context) {
 void route_count(OperationContext& context) {
   const auto args = context.args<RouteArgs>();
   std::vector<std::uint64_t> counts(args.buckets, 0);
-  for (std::uint32_t b = 0; b < args.blocks; ++b) {
-    for (std::uint32_t to : destinations(args, context.chunk(b)))
-      ++counts[to];
-  }
+  for (std::uint32_t b = 0; b < args.blocks; ++b)
+    each_destination(args, context.chunk(b),
+                     [&](std::uint64_t, std::uint32_t to) { ++counts[to]; });
   std::memcpy(context.chunk(args.blocks).data(), counts.data(), counts.size() * 8);
 }
 
 void route(OperationContext& context) {
   const auto args = context.args<RouteArgs>();
   std::vector<std::uint64_t> filled(args.buckets, 0);
+  std::vector<std::span<std::byte>> outs;
+  for (std::uint32_t to = 0; to < args.buckets; ++to)
+    outs.push_back(context.chunk(args.blocks + to));
   for (std::uint32_t b = 0; b < args.blocks; ++b) {
     const std::span<std::byte> in = context.chunk(b);
-    const std::vector<std::uint32_t> to = destinations(args, in);
-    for (std::size_t i = 0; i < to.size(); ++i) {
-      const std::span<std::byte> out = context.chunk(args.blocks + to[i]);
-      if ((filled[to[i]] + 1) * args.record_bytes > out.size())
+    each_destination(args, in, [&](std::uint64_t i, std::uint32_t to) {
+      if ((filled[to] + 1) * args.record_bytes > outs[to].size())
         throw Error("order_by/distinct/join: a bucket's records outgrew their count");
-      std::memcpy(out.data() + filled[to[i]]++ * args.record_bytes,
+      std::memcpy(outs[to].data() + filled[to]++ * args.record_bytes,
                   in.data() + i * args.record_bytes, args.record_bytes);
-    }
+    });
   }
   for (std::uint32_t r = 0; r < args.buckets; ++r)
     context.set_size(args.blocks + r, filled[r] * args.record_bytes);
@@ -185,87 +190,135 @@ void merge_distinct(OperationContext& context) {
   context.set_size(args.parts, kept * bytes);
 }
 
-// The keys of the records of inputs [first, first + count), widened, and the records.
-struct Side {
-  std::vector<std::byte> records;
-  std::vector<std::uint64_t> keys;
-  std::uint32_t record_bytes = 0;
+// One side of a join: the inputs [first, first + count) of the operation.
+struct JoinSide {
+  std::vector<std::span<const std::byte>> parts;
+  const RecordFunction* key = nullptr;
+  std::uint64_t records = 0;
+
+  JoinSide(const OperationContext& context, std::uint32_t first, std::uint32_t count,
+           const std::string& key_name)
+      : key(&FunctionTable::instance().find(key_name)) {
+    for (std::uint32_t p = first; p < first + count; ++p) {
+      parts.push_back(context.chunk(p));
+      records += parts.back().size() / key->in_bytes;
+    }
+  }
 };
 
-Side side_of(const OperationContext& context, std::uint32_t first, std::uint32_t count,
-             const std::string& key_name) {
-  const RecordFunction& key = FunctionTable::instance().find(key_name);
-  Side side;
-  side.record_bytes = key.in_bytes;
-  for (std::uint32_t p = first; p < first + count; ++p) {
-    const std::span<std::byte> part = context.chunk(p);
-    side.records.insert(side.records.end(), part.begin(), part.end());
-  }
-  const std::size_t n = side.records.size() / key.in_bytes;
-  std::vector<std::byte> results(n * key.out_bytes);
-  key.block(side.records, results, {});
-  side.keys.resize(n);
-  key.widen(results, side.keys);
-  return side;
-}
-
-// Calls pair(l, r) for every match. The smaller side is the hash table's (its records listed
-// per key, CSR), the other side probes it in record order.
-template <typename F>
-void for_each_match(const Side& left, const Side& right, F&& pair) {
-  const bool left_builds = left.keys.size() <= right.keys.size();
-  const Side& build = left_builds ? left : right;
-  const Side& probe = left_builds ? right : left;
-  KeyIndex index;
-  std::vector<std::uint32_t> key_of(build.keys.size());
-  for (std::uint32_t b = 0; b < build.keys.size(); ++b)
-    key_of[b] = index.insert(build.keys[b]).first;
-  std::vector<std::uint32_t> starts(index.size() + 1, 0);
-  for (std::uint32_t k : key_of)
-    ++starts[k + 1];
-  for (std::size_t k = 0; k < index.size(); ++k)
-    starts[k + 1] += starts[k];
-  std::vector<std::uint32_t> records(build.keys.size());
-  std::vector<std::uint32_t> filled(starts.begin(), starts.end() - 1);
-  for (std::uint32_t b = 0; b < build.keys.size(); ++b)
-    records[filled[key_of[b]]++] = b;
-  for (std::uint32_t p = 0; p < probe.keys.size(); ++p) {
-    const std::int64_t at = index.find(probe.keys[p]);
-    if (at < 0) continue;
-    const auto k = static_cast<std::size_t>(at);
-    for (std::uint32_t i = starts[k]; i < starts[k + 1]; ++i) {
-      if (left_builds) {
-        pair(records[i], p);
-      } else {
-        pair(p, records[i]);
-      }
+// The hash table of a join's smaller side: each distinct key with the records of that key
+// listed together (CSR), and the records copied in one array.
+class JoinTable {
+ public:
+  JoinTable(JoinSide& side, bool with_records) : record_bytes_(side.key->in_bytes) {
+    std::vector<std::uint32_t> key_of;
+    key_of.reserve(side.records);
+    if (with_records) records_.reserve(side.records * record_bytes_);
+    KeySlices slices(*side.key);
+    for (const std::span<const std::byte> part : side.parts) {
+      slices.each(part, [&](std::size_t, std::span<const std::byte> records,
+                            std::span<const std::uint64_t> keys) {
+        for (const std::uint64_t k : keys)
+          key_of.push_back(index_.insert(k).first);
+        if (with_records) records_.insert(records_.end(), records.begin(), records.end());
+      });
     }
+    starts_.assign(index_.size() + 1, 0);
+    for (const std::uint32_t k : key_of)
+      ++starts_[k + 1];
+    for (std::size_t k = 0; k < index_.size(); ++k)
+      starts_[k + 1] += starts_[k];
+    if (!with_records) return;
+    listed_.resize(key_of.size());
+    std::vector<std::uint32_t> filled(starts_.begin(), starts_.end() - 1);
+    for (std::uint32_t r = 0; r < key_of.size(); ++r)
+      listed_[filled[key_of[r]]++] = r;
+  }
+
+  void prefetch(std::uint64_t key) const { index_.prefetch(key); }
+  // How many records have `key`.
+  std::uint32_t count(std::uint64_t key) const {
+    const std::int64_t at = index_.find(key);
+    return at < 0 ? 0 : starts_[at + 1] - starts_[at];
+  }
+  // Calls f(record) for each record with `key` (with_records tables only).
+  template <typename F>
+  void each(std::uint64_t key, F&& f) const {
+    const std::int64_t at = index_.find(key);
+    if (at < 0) return;
+    for (std::uint32_t i = starts_[at]; i < starts_[at + 1]; ++i)
+      f(records_.data() + std::size_t{listed_[i]} * record_bytes_);
+  }
+
+ private:
+  std::uint32_t record_bytes_;
+  KeyIndex index_;
+  std::vector<std::uint32_t> starts_;
+  std::vector<std::uint32_t> listed_;
+  std::vector<std::byte> records_;
+};
+
+// Calls f(probe_record, key) for each record of the probe side, a slice at a time, prefetching
+// the table's slots a few records ahead.
+template <typename F>
+void probe_each(JoinSide& probe, const JoinTable& table, F&& f) {
+  constexpr std::size_t ahead = 16;
+  KeySlices slices(*probe.key);
+  const std::uint32_t bytes = probe.key->in_bytes;
+  for (const std::span<const std::byte> part : probe.parts) {
+    slices.each(part, [&](std::size_t, std::span<const std::byte> records,
+                          std::span<const std::uint64_t> keys) {
+      for (std::size_t i = 0; i < std::min(ahead, keys.size()); ++i)
+        table.prefetch(keys[i]);
+      for (std::size_t i = 0; i < keys.size(); ++i) {
+        if (i + ahead < keys.size()) table.prefetch(keys[i + ahead]);
+        f(records.data() + i * bytes, keys[i]);
+      }
+    });
   }
 }
 
 void join_count(OperationContext& context) {
   const auto args = context.args<JoinArgs>();
-  const Side left = side_of(context, 0, args.left_parts, args.left_key);
-  const Side right = side_of(context, args.left_parts, args.right_parts, args.right_key);
+  JoinSide left(context, 0, args.left_parts, args.left_key);
+  JoinSide right(context, args.left_parts, args.right_parts, args.right_key);
+  const bool left_builds = left.records <= right.records;
+  const JoinTable table(left_builds ? left : right, false);
   std::uint64_t pairs = 0;
-  for_each_match(left, right, [&](std::uint32_t, std::uint32_t) { ++pairs; });
+  probe_each(left_builds ? right : left, table,
+             [&](const std::byte*, std::uint64_t key) { pairs += table.count(key); });
   std::memcpy(context.chunk(args.left_parts + args.right_parts).data(), &pairs, 8);
 }
 
+// The smaller side is the hash table's; the other probes it in record order.
 void join(OperationContext& context) {
   const auto args = context.args<JoinArgs>();
-  const Side left = side_of(context, 0, args.left_parts, args.left_key);
-  const Side right = side_of(context, args.left_parts, args.right_parts, args.right_key);
+  JoinSide left(context, 0, args.left_parts, args.left_key);
+  JoinSide right(context, args.left_parts, args.right_parts, args.right_key);
+  const bool left_builds = left.records <= right.records;
+  const JoinTable table(left_builds ? left : right, true);
   const std::size_t out_index = std::size_t{args.left_parts} + args.right_parts;
   const std::span<std::byte> out = context.chunk(out_index);
+  const std::uint32_t left_bytes = left.key->in_bytes;
+  const std::uint32_t right_bytes = right.key->in_bytes;
+  const std::uint32_t right_end = args.right_offset + right_bytes;
   std::uint64_t pairs = 0;
-  for_each_match(left, right, [&](std::uint32_t l, std::uint32_t r) {
+  const auto write = [&](const std::byte* l, const std::byte* r) {
     if ((pairs + 1) * args.pair_bytes > out.size()) throw Error("join: more pairs than counted");
     std::byte* pair = out.data() + pairs++ * args.pair_bytes;
-    std::memset(pair, 0, args.pair_bytes);
-    std::memcpy(pair, left.records.data() + std::size_t{l} * left.record_bytes, left.record_bytes);
-    std::memcpy(pair + args.right_offset,
-                right.records.data() + std::size_t{r} * right.record_bytes, right.record_bytes);
+    std::memcpy(pair, l, left_bytes);
+    std::memset(pair + left_bytes, 0, args.right_offset - left_bytes);  // padding
+    std::memcpy(pair + args.right_offset, r, right_bytes);
+    std::memset(pair + right_end, 0, args.pair_bytes - right_end);
+  };
+  probe_each(left_builds ? right : left, table, [&](const std::byte* record, std::uint64_t key) {
+    table.each(key, [&](const std::byte* built) {
+      if (left_builds) {
+        write(built, record);
+      } else {
+        write(record, built);
+      }
+    });
   });
   context.set_size(out_index, pairs * args.pair_bytes);
 }
