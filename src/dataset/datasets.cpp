@@ -136,6 +136,27 @@ std::vector<std::uint64_t> block_sizes(std::uint64_t count, std::uint64_t blocks
 
 }  // namespace
 
+std::vector<std::uint64_t> Datasets::lay_out(const State& state, std::uint64_t count,
+                                             std::uint64_t blocks, std::uint64_t fallback) {
+  const int ranks = driver_.size();
+  const auto sizes = block_sizes(count, blocks, fallback);
+  std::vector<std::uint64_t> firsts;
+  std::uint64_t first = 0;
+  for (std::size_t b = 0; b < sizes.size(); ++b) {
+    const int rank = static_cast<int>(b * ranks / sizes.size());
+    const ChunkRef chunk =
+        driver_.create_chunk(block_name(state->name, b), sizes[b] * state->record_bytes, rank);
+    state->blocks.push_back({chunk, rank, sizes[b], false});
+    firsts.push_back(first);
+    first += sizes[b];
+  }
+  return firsts;
+}
+
+std::uint64_t Datasets::default_blocks() const {
+  return std::uint64_t{4} * partitions_per_rank() * static_cast<std::uint64_t>(driver_.size());
+}
+
 Datasets::State Datasets::create(std::string name, std::uint32_t record_bytes,
                                  std::span<const std::byte> records, std::uint64_t blocks) {
   State state = make_state(std::move(name), record_bytes);
@@ -143,18 +164,13 @@ Datasets::State Datasets::create(std::string name, std::uint32_t record_bytes,
     throw Error("data set '" + state->name + "': " + std::to_string(records.size()) +
                 " bytes are not whole records of " + std::to_string(record_bytes) + " bytes");
   }
-  const std::uint64_t count = records.size() / record_bytes;
-  const int ranks = driver_.size();
-  const auto sizes = block_sizes(count, blocks, std::uint64_t{4} * partitions_per_rank() * ranks);
   cluster::PlanBatch batch(driver_);
-  std::uint64_t first = 0;
-  for (std::size_t b = 0; b < sizes.size(); ++b) {
-    const int rank = static_cast<int>(b * ranks / sizes.size());
-    const ChunkRef chunk =
-        driver_.create_chunk(block_name(state->name, b), sizes[b] * record_bytes, rank);
-    state->blocks.push_back({chunk, rank, sizes[b], false});
-    driver_.write(chunk, records.subspan(first * record_bytes, sizes[b] * record_bytes));
-    first += sizes[b];
+  const std::vector<std::uint64_t> firsts =
+      lay_out(state, records.size() / record_bytes, blocks, default_blocks());
+  for (std::size_t b = 0; b < firsts.size(); ++b) {
+    const detail::Block& block = state->blocks[b];
+    driver_.write(block.chunk,
+                  records.subspan(firsts[b] * record_bytes, block.capacity * record_bytes));
   }
   return state;
 }
@@ -168,18 +184,7 @@ Datasets::State Datasets::generate_blocks(std::string name, std::uint32_t record
                 std::to_string(record_bytes) + "-byte records");
   }
   State state = make_state(std::move(name), record_bytes);
-  const int ranks = driver_.size();
-  const auto sizes = block_sizes(count, blocks, std::uint64_t{4} * partitions_per_rank() * ranks);
-  std::vector<std::uint64_t> firsts;
-  std::uint64_t first = 0;
-  for (std::size_t b = 0; b < sizes.size(); ++b) {
-    const int rank = static_cast<int>(b * ranks / sizes.size());
-    state->blocks.push_back(
-        {driver_.create_chunk(block_name(state->name, b), sizes[b] * record_bytes, rank), rank,
-         sizes[b], false});
-    firsts.push_back(first);
-    first += sizes[b];
-  }
+  const std::vector<std::uint64_t> firsts = lay_out(state, count, blocks, default_blocks());
   cluster::PlanBatch batch(driver_);
   for (const Partition& unit : units_of(state)) {
     std::vector<Use> uses;
@@ -420,20 +425,18 @@ Datasets::State Datasets::rechunk_blocks(const State& in, std::uint32_t blocks_p
   std::vector<std::uint64_t> starts(records.size() + 1, 0);
   for (std::size_t b = 0; b < records.size(); ++b)
     starts[b + 1] = starts[b] + records[b];
-  const int ranks = driver_.size();
-  const auto sizes = block_sizes(starts.back(), std::uint64_t{blocks_per_rank} * ranks, 1);
   State out = make_state(in->name + ".rechunk", in->record_bytes);
   cluster::PlanBatch batch(driver_);
-  std::uint64_t first = 0;
+  const std::vector<std::uint64_t> firsts =
+      lay_out(out, starts.back(),
+              std::uint64_t{blocks_per_rank} * static_cast<std::uint64_t>(driver_.size()), 1);
   std::size_t source = 0;
-  for (std::size_t j = 0; j < sizes.size(); ++j) {
-    const int rank = static_cast<int>(j * ranks / sizes.size());
-    const ChunkRef chunk =
-        driver_.create_chunk(block_name(out->name, j), sizes[j] * in->record_bytes, rank);
-    out->blocks.push_back({chunk, rank, sizes[j], false});
+  for (std::size_t j = 0; j < firsts.size(); ++j) {
+    const detail::Block& block = out->blocks[j];
     std::vector<Use> uses;
     detail::GatherArgs args{in->record_bytes, {}};
-    const std::uint64_t end = first + sizes[j];
+    const std::uint64_t first = firsts[j];
+    const std::uint64_t end = first + block.capacity;
     while (starts[source + 1] <= first)
       ++source;
     for (std::size_t b = source; b < records.size() && starts[b] < end; ++b) {
@@ -443,9 +446,8 @@ Datasets::State Datasets::rechunk_blocks(const State& in, std::uint32_t blocks_p
       args.pieces.push_back({static_cast<std::uint32_t>(uses.size()), from - starts[b], to - from});
       uses.push_back({in->blocks[b].chunk, Access::read});
     }
-    uses.push_back({chunk, Access::write});
-    driver_.run_with(rank, detail::operations::gather, uses, args);
-    first = end;
+    uses.push_back({block.chunk, Access::write});
+    driver_.run_with(block.rank, detail::operations::gather, uses, args);
   }
   return out;
 }

@@ -139,6 +139,12 @@ class Datasets {
 
  private:
   State make_state(std::string name, std::uint32_t record_bytes);
+  // Appends to `state` the blocks of `count` records in `blocks` blocks (0: `fallback`) of about
+  // equal size, none empty, spread in order over the ranks; returns each one's first record.
+  std::vector<std::uint64_t> lay_out(const State& state, std::uint64_t count, std::uint64_t blocks,
+                                     std::uint64_t fallback);
+  // Four blocks per partition.
+  std::uint64_t default_blocks() const;
   // The task units of `in`: per partition (or per block), the blocks it covers.
   std::vector<Partition> units_of(const State& in);
   std::uint32_t partitions_per_rank() const;
