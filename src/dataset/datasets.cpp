@@ -266,15 +266,27 @@ Datasets::State Datasets::select_blocks(const State& in, const std::string& func
 Datasets::State Datasets::where_blocks(const State& in, const std::string& function,
                                        const State* context) {
   checked(function, RecordFunction::Kind::where, in->record_bytes, context, in->name);
-  State out = make_state(in->name + "." + function, in->record_bytes);
+  return late_map(in, function, detail::operations::where, context);
+}
+
+Datasets::State Datasets::select_many_blocks(const State& in, const std::string& function,
+                                             const State* context) {
+  checked(function, RecordFunction::Kind::select_many, in->record_bytes, context, in->name);
+  return late_map(in, function, detail::operations::select_many, context);
+}
+
+Datasets::State Datasets::late_map(const State& in, const std::string& function,
+                                   const char* operation, const State* context) {
+  const RecordFunction& f = FunctionTable::instance().find(function);
+  State out = make_state(in->name + "." + function, f.out_bytes);
   for (std::size_t b = 0; b < in->blocks.size(); ++b) {
     const detail::Block& from = in->blocks[b];
+    const std::uint64_t most = from.capacity * f.expands;
     const ChunkRef chunk = driver_.create_late_chunk(
-        block_name(out->name, b), std::max<std::uint64_t>(1, from.capacity) * in->record_bytes,
-        from.rank);
-    out->blocks.push_back({chunk, from.rank, from.capacity, true});
+        block_name(out->name, b), std::max<std::uint64_t>(1, most) * f.out_bytes, from.rank);
+    out->blocks.push_back({chunk, from.rank, most, true});
   }
-  map_blocks(in, out, function, detail::operations::where, context);
+  map_blocks(in, out, function, operation, context);
   return out;
 }
 
@@ -521,9 +533,9 @@ Datasets::State Datasets::shuffle(const State& in, std::string name, const std::
     for (const auto& unit_parts : routed.parts)
       uses.push_back({unit_parts[b], Access::read});
     uses.push_back({chunk, Access::write});
-    driver_.run_with(
-        rank, merge, uses,
-        detail::MergeArgs{key, in->record_bytes, static_cast<std::uint32_t>(routed.parts.size())});
+    driver_.run_with(rank, merge, uses,
+                     detail::MergeArgs{key, in->record_bytes,
+                                       static_cast<std::uint32_t>(routed.parts.size()), 0});
   }
   release(routed);
   return out;
@@ -629,6 +641,42 @@ Datasets::State Datasets::order_blocks(const State& in, const std::string& key) 
 
 Datasets::State Datasets::distinct_blocks(const State& in) {
   return shuffle(in, in->name + ".distinct", {}, {}, detail::operations::merge_distinct);
+}
+
+Datasets::State Datasets::intersect_blocks(const State& first, const State& second) {
+  if (first->record_bytes != second->record_bytes) {
+    throw Error("intersect: '" + first->name + "' and '" + second->name +
+                "' have records of different sizes");
+  }
+  const std::uint32_t buckets = bucket_count();
+  const std::string name = first->name + ".intersect(" + second->name + ")";
+  const Routed firsts = route(first, name + " first", {}, {}, false);
+  const Routed seconds = route(second, name + " second", {}, {}, false);
+  State out = make_state(name, first->record_bytes);
+  cluster::PlanBatch batch(driver_);
+  for (std::uint32_t b = 0; b < buckets; ++b) {
+    const int rank = rank_of_bucket(b);
+    std::uint64_t total = 0;
+    for (const auto& unit_counts : firsts.counts)
+      total += unit_counts[b];
+    const ChunkRef chunk = driver_.create_late_chunk(
+        block_name(name, b), std::max<std::uint64_t>(1, total) * first->record_bytes, rank);
+    out->blocks.push_back({chunk, rank, total, true});
+    std::vector<Use> uses;
+    for (const auto& unit_parts : firsts.parts)
+      uses.push_back({unit_parts[b], Access::read});
+    for (const auto& unit_parts : seconds.parts)
+      uses.push_back({unit_parts[b], Access::read});
+    uses.push_back({chunk, Access::write});
+    driver_.run_with(rank, detail::operations::merge_intersect, uses,
+                     detail::MergeArgs{{},
+                                       first->record_bytes,
+                                       static_cast<std::uint32_t>(firsts.parts.size()),
+                                       static_cast<std::uint32_t>(seconds.parts.size())});
+  }
+  release(firsts);
+  release(seconds);
+  return out;
 }
 
 Datasets::State Datasets::union_blocks(const State& first, const State& second) {

@@ -11,21 +11,24 @@
 namespace strata::dataset::detail {
 
 namespace operations {
-inline constexpr const char* generate = "dataset.generate";  // out[k]
-inline constexpr const char* select = "dataset.select";      // in[k], out[k], context[c]
-inline constexpr const char* where = "dataset.where";        // in[k], out[k], context[c]
-inline constexpr const char* fold = "dataset.fold";          // in[k], out
+inline constexpr const char* generate = "dataset.generate";        // out[k]
+inline constexpr const char* select = "dataset.select";            // in[k], out[k], context[c]
+inline constexpr const char* where = "dataset.where";              // in[k], out[k], context[c]
+inline constexpr const char* select_many = "dataset.select_many";  // in[k], out[k], context[c]
+inline constexpr const char* fold = "dataset.fold";                // in[k], out
 inline constexpr const char* group_partial =
     "dataset.group_partial";                                       // in[k], out[ranks], context[c]
 inline constexpr const char* group_merge = "dataset.group_merge";  // in[parts], out
 inline constexpr const char* gather = "dataset.gather";            // in[m], out
 // sample_keys: in[k], out; route_count: in[k], out (ranks u64); route: in[k], out[ranks];
-// merge_sorted and merge_distinct: in[parts], out.
+// merge_sorted and merge_distinct: in[parts], out; merge_intersect: in[parts], other[parts],
+// out.
 inline constexpr const char* sample_keys = "dataset.sample_keys";
 inline constexpr const char* route_count = "dataset.route_count";
 inline constexpr const char* route = "dataset.route";
 inline constexpr const char* merge_sorted = "dataset.merge_sorted";
 inline constexpr const char* merge_distinct = "dataset.merge_distinct";
+inline constexpr const char* merge_intersect = "dataset.merge_intersect";
 // join_count: left[l], right[r], out (one u64); join: left[l], right[r], out.
 inline constexpr const char* join_count = "dataset.join_count";
 inline constexpr const char* join = "dataset.join";
@@ -150,10 +153,11 @@ struct MergeArgs {
   std::string key;
   std::uint32_t record_bytes = 0;
   std::uint32_t parts = 0;
+  std::uint32_t other_parts = 0;  // merge_intersect: the other data set's, after `parts`
 
   template <class Archive>
   void serialize(Archive& archive) {
-    archive(key, record_bytes, parts);
+    archive(key, record_bytes, parts, other_parts);
   }
 };
 

@@ -69,7 +69,7 @@ void generate(OperationContext& context) {
   }
 }
 
-// select and where: block i of in[0..k) into out[k + i].
+// select, where and select_many: block i of in[0..k) into out[k + i].
 void map_blocks(OperationContext& context, RecordFunction::Kind kind) {
   const auto args = context.args<BlockArgs>();
   const RecordFunction& function = function_of(args.function, kind);
@@ -207,6 +207,8 @@ void define_operations(cluster::Program& program) {
                  [](OperationContext& c) { map_blocks(c, RecordFunction::Kind::select); });
   program.define(operations::where,
                  [](OperationContext& c) { map_blocks(c, RecordFunction::Kind::where); });
+  program.define(operations::select_many,
+                 [](OperationContext& c) { map_blocks(c, RecordFunction::Kind::select_many); });
   program.define(operations::fold, fold);
   program.define(operations::group_partial, group_partial);
   program.define(operations::group_merge, group_merge);

@@ -165,29 +165,80 @@ void merge_sorted(OperationContext& context) {
   context.set_size(args.parts, all.size());
 }
 
+// A set of records compared by their bytes, grouped by hash; it points at records that stay
+// where they are while it lives.
+class RecordSet {
+ public:
+  explicit RecordSet(std::uint32_t record_bytes) : bytes_(record_bytes) {}
+  // Adds `record`; false when an equal one is in the set.
+  bool insert(const std::byte* record) {
+    const auto [h, added] = hashes_.insert(hash_of(record, bytes_));
+    if (added) records_of_hash_.emplace_back();
+    auto& same = records_of_hash_[h];
+    if (std::any_of(same.begin(), same.end(),
+                    [&](const std::byte* kept) { return std::memcmp(kept, record, bytes_) == 0; }))
+      return false;
+    same.push_back(record);
+    return true;
+  }
+  bool contains(const std::byte* record) const {
+    const std::int64_t h = hashes_.find(hash_of(record, bytes_));
+    if (h < 0) return false;
+    const auto& same = records_of_hash_[static_cast<std::size_t>(h)];
+    return std::any_of(same.begin(), same.end(), [&](const std::byte* kept) {
+      return std::memcmp(kept, record, bytes_) == 0;
+    });
+  }
+
+ private:
+  std::uint32_t bytes_;
+  KeyIndex hashes_;
+  std::vector<std::vector<const std::byte*>> records_of_hash_;
+};
+
+// Calls f(record) for each record of inputs [first, first + count).
+template <typename F>
+void each_record(const OperationContext& context, std::uint32_t first, std::uint32_t count,
+                 std::uint32_t bytes, F&& f) {
+  for (std::uint32_t p = first; p < first + count; ++p) {
+    const std::span<std::byte> part = context.chunk(p);
+    for (std::size_t at = 0; at + bytes <= part.size(); at += bytes)
+      f(part.data() + at);
+  }
+}
+
+// Copies `record` to the next free place of `out`, failing when it is full.
+void append(std::span<std::byte> out, std::uint64_t& kept, const std::byte* record,
+            std::uint32_t bytes) {
+  if ((kept + 1) * bytes > out.size()) throw Error("distinct/intersect: more records than routed");
+  std::memcpy(out.data() + kept++ * bytes, record, bytes);
+}
+
 void merge_distinct(OperationContext& context) {
   const auto args = context.args<MergeArgs>();
-  const std::vector<std::byte> all = concatenated(context, args.parts);
-  const std::size_t bytes = args.record_bytes;
-  const std::size_t n = all.size() / bytes;
-  // Records grouped by hash, each compared with the kept records of its hash.
-  KeyIndex hashes;
-  std::vector<std::vector<std::uint32_t>> kept_of_hash;
-  std::byte* out = context.chunk(args.parts).data();
+  RecordSet seen(args.record_bytes);
+  const std::span<std::byte> out = context.chunk(args.parts);
   std::uint64_t kept = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::byte* record = all.data() + i * bytes;
-    const auto [h, added] = hashes.insert(hash_of(record, args.record_bytes));
-    if (added) kept_of_hash.emplace_back();
-    auto& same = kept_of_hash[h];
-    const bool seen = std::any_of(same.begin(), same.end(), [&](std::uint32_t k) {
-      return std::memcmp(out + std::size_t{k} * bytes, record, bytes) == 0;
-    });
-    if (seen) continue;
-    std::memcpy(out + kept * bytes, record, bytes);
-    same.push_back(static_cast<std::uint32_t>(kept++));
-  }
-  context.set_size(args.parts, kept * bytes);
+  each_record(context, 0, args.parts, args.record_bytes, [&](const std::byte* record) {
+    if (seen.insert(record)) append(out, kept, record, args.record_bytes);
+  });
+  context.set_size(args.parts, kept * args.record_bytes);
+}
+
+// The first of each set of equal records of the first inputs that the other inputs hold too.
+void merge_intersect(OperationContext& context) {
+  const auto args = context.args<MergeArgs>();
+  RecordSet other(args.record_bytes);
+  each_record(context, args.parts, args.other_parts, args.record_bytes,
+              [&](const std::byte* record) { other.insert(record); });
+  RecordSet seen(args.record_bytes);
+  const std::size_t out_index = std::size_t{args.parts} + args.other_parts;
+  const std::span<std::byte> out = context.chunk(out_index);
+  std::uint64_t kept = 0;
+  each_record(context, 0, args.parts, args.record_bytes, [&](const std::byte* record) {
+    if (other.contains(record) && seen.insert(record)) append(out, kept, record, args.record_bytes);
+  });
+  context.set_size(out_index, kept * args.record_bytes);
 }
 
 // One side of a join: the inputs [first, first + count) of the operation.
@@ -331,6 +382,7 @@ void define_shuffle_operations(cluster::Program& program) {
   program.define(operations::route, route);
   program.define(operations::merge_sorted, merge_sorted);
   program.define(operations::merge_distinct, merge_distinct);
+  program.define(operations::merge_intersect, merge_intersect);
   program.define(operations::join_count, join_count);
   program.define(operations::join, join);
 }

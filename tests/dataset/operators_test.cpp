@@ -52,6 +52,28 @@ const Where<std::int64_t, std::int64_t> below_all(
                          [&](std::int64_t t) { return x < t; });
     });
 
+// x % 4 copies of x * 10 + copy (none for multiples of 4 and negative remainders).
+const SelectMany<std::int64_t, std::int64_t> copies(
+    "test.copies", 3, [](const std::int64_t& x, std::span<std::int64_t> out) {
+      const std::int64_t n = x % 4;
+      for (std::int64_t c = 0; c < n; ++c)
+        out[static_cast<std::size_t>(c)] = x * 10 + c;
+      return static_cast<std::size_t>(std::max<std::int64_t>(n, 0));
+    });
+// Each threshold of the context that x lies below.
+const SelectMany<std::int64_t, std::int64_t, std::int64_t> thresholds_above(
+    "test.thresholds_above", 4,
+    [](const std::int64_t& x, std::span<std::int64_t> out, std::span<const std::int64_t> ts) {
+      std::size_t n = 0;
+      for (std::int64_t t : ts) {
+        if (x < t) out[n++] = t;
+      }
+      return n;
+    });
+const SelectMany<std::int64_t, std::int64_t> too_many("test.too_many", 1,
+                                                      [](const std::int64_t&,
+                                                         std::span<std::int64_t>) { return 2; });
+
 std::vector<std::int64_t> random_values(std::size_t n, std::uint32_t seed) {
   std::mt19937 random(seed);
   std::uniform_int_distribution<std::int64_t> value(-1000, 1000);
@@ -182,6 +204,48 @@ TEST(DatasetOperators, GroupByAggregatesTheValuesOfStructRecords) {
   ASSERT_EQ(totals.size(), expected.size());
   for (const auto& group : totals)
     EXPECT_DOUBLE_EQ(group.value, expected[group.key]) << group.key;
+}
+
+TEST(DatasetOperators, SelectManyGivesEachRecordsResultsInOrder) {
+  Datasets datasets(*the_node, *the_driver);
+  for (std::uint64_t blocks : {1, 5, 40}) {
+    const std::vector<std::int64_t> values = random_values(3000, 8);
+    std::vector<std::int64_t> expected;
+    for (std::int64_t x : values) {
+      for (std::int64_t c = 0; c < x % 4; ++c)
+        expected.push_back(x * 10 + c);
+    }
+    const auto many =
+        datasets.from_host<std::int64_t>("values", values, blocks).select_many(copies);
+    EXPECT_EQ(many.collect(), expected) << blocks << " blocks";
+    EXPECT_EQ(many.count(), expected.size());
+  }
+  const std::vector<std::int64_t> values = random_values(500, 9);
+  const std::vector<std::int64_t> ts{-200, 0, 300};
+  const auto context = datasets.from_host<std::int64_t>("thresholds", ts, 2);
+  std::vector<std::int64_t> expected;
+  for (std::int64_t x : values) {
+    for (std::int64_t t : ts) {
+      if (x < t) expected.push_back(t);
+    }
+  }
+  EXPECT_EQ(datasets.from_host<std::int64_t>("values", values)
+                .select_many(thresholds_above, context)
+                .collect(),
+            expected);
+}
+
+TEST(DatasetOperators, SelectManyRefusesMoreResultsThanItsMost) {
+  const RecordFunction& f = FunctionTable::instance().find(too_many.name());
+  const std::vector<std::int64_t> in{1, 2};
+  std::vector<std::byte> out(in.size() * sizeof(std::int64_t));
+  try {
+    f.block(std::as_bytes(std::span(in)), out, {});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("test.too_many"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("returned 2"), std::string::npos) << e.what();
+  }
 }
 
 TEST(DatasetOperators, AContextReachesEveryRank) {

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <set>
 #include <string>
@@ -75,6 +76,28 @@ TEST(DatasetOrder, DistinctKeepsOneOfEachRecord) {
   std::sort(got.begin(), got.end());
   const std::set<std::int64_t> expected(values.begin(), values.end());
   EXPECT_EQ(got, std::vector<std::int64_t>(expected.begin(), expected.end()));
+}
+
+TEST(DatasetOrder, IntersectKeepsOneOfEachRecordBothHold) {
+  std::mt19937 random(15);
+  for (int round = 0; round < 4; ++round) {
+    Datasets datasets(*the_node, *the_driver);
+    std::vector<std::int64_t> first(round == 0 ? 0 : random() % 4000);
+    std::vector<std::int64_t> second(random() % 3000);
+    for (auto& v : first)
+      v = static_cast<std::int64_t>(random() % 2000);
+    for (auto& v : second)
+      v = static_cast<std::int64_t>(random() % 2000) + 1000;
+    auto got = datasets.from_host<std::int64_t>("first", first, random() % 20)
+                   .intersect(datasets.from_host<std::int64_t>("second", second, random() % 9))
+                   .collect();
+    std::sort(got.begin(), got.end());
+    const std::set<std::int64_t> a(first.begin(), first.end());
+    const std::set<std::int64_t> b(second.begin(), second.end());
+    std::vector<std::int64_t> expected;
+    std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(expected));
+    EXPECT_EQ(got, expected) << "round " << round;
+  }
 }
 
 TEST(DatasetOrder, JoinGivesEveryPairOfEqualKeys) {

@@ -109,6 +109,12 @@ class Dataset {
   Dataset<T> where(const Where<T>& f) const;
   template <Record C>
   Dataset<T> where(const Where<T, C>& f, const Dataset<C>& context) const;
+  // The results of f for each record (up to the most it was made with), in order (LINQ's
+  // SelectMany).
+  template <Record Out>
+  Dataset<Out> select_many(const SelectMany<T, Out>& f) const;
+  template <Record Out, Record C>
+  Dataset<Out> select_many(const SelectMany<T, Out, C>& f, const Dataset<C>& context) const;
   template <Key K>
   Grouping<K, T, void> group_by(const Select<T, K>& key) const;
   template <Key K, Record C>
@@ -121,6 +127,9 @@ class Dataset {
   // This data set's records, then `other`'s: their blocks, nothing moved (LINQ's Concat; a
   // set union is union_with(other).distinct()).
   Dataset<T> union_with(const Dataset<T>& other) const;
+  // The first of each set of equal records (equal bytes) that `other` holds too, in no promised
+  // order (LINQ's Intersect).
+  Dataset<T> intersect(const Dataset<T>& other) const;
   // The first `n` records, in block order.
   Dataset<T> take(std::uint64_t n) const;
   // Every pair of a record and a `right` record whose keys are equal (integer keys, compared

@@ -114,6 +114,7 @@ class Datasets {
   State select_blocks(const State& in, const std::string& function, std::uint32_t out_bytes,
                       const State* context);
   State where_blocks(const State& in, const std::string& function, const State* context);
+  State select_many_blocks(const State& in, const std::string& function, const State* context);
   State group_blocks(const State& in, const GroupShape& shape, const State* context);
   State rechunk_blocks(const State& in, std::uint32_t blocks_per_rank);
   // Sorted by the key's order, stably: a sample of the keys picks each rank's range, the
@@ -122,6 +123,7 @@ class Datasets {
   // The first of each set of equal records (equal bytes), sent to ranks by a hash of them.
   State distinct_blocks(const State& in);
   State union_blocks(const State& first, const State& second);
+  State intersect_blocks(const State& first, const State& second);
   State take_blocks(const State& in, std::uint64_t n);
   // Every pair of a left and a right record with equal keys (a hash join: both sides sent to
   // ranks by a hash of the key, each rank joining what it holds, the smaller side hashed).
@@ -156,6 +158,10 @@ class Datasets {
   // block of `out`, per task unit.
   void map_blocks(const State& in, const State& out, const std::string& function,
                   const char* operation, const State* context);
+  // Plans `operation` (where, select_many) into late-sized blocks of up to `expands` results per
+  // record of `in`.
+  State late_map(const State& in, const std::string& function, const char* operation,
+                 const State* context);
   // The records of each task unit sent to each bucket: parts[u][b] holds counts[u][b] records.
   struct Routed {
     std::vector<std::vector<cluster::ChunkRef>> parts;
@@ -263,6 +269,20 @@ Dataset<T> Dataset<T>::where(const Where<T, C>& f, const Dataset<C>& context) co
 }
 
 template <Record T>
+template <Record Out>
+Dataset<Out> Dataset<T>::select_many(const SelectMany<T, Out>& f) const {
+  return Dataset<Out>(detail::datasets_of(state_).select_many_blocks(state_, f.name(), nullptr));
+}
+
+template <Record T>
+template <Record Out, Record C>
+Dataset<Out> Dataset<T>::select_many(const SelectMany<T, Out, C>& f,
+                                     const Dataset<C>& context) const {
+  return Dataset<Out>(
+      detail::datasets_of(state_).select_many_blocks(state_, f.name(), &context.state()));
+}
+
+template <Record T>
 template <Key K>
 Grouping<K, T, void> Dataset<T>::group_by(const Select<T, K>& key) const {
   return Grouping<K, T, void>(*this, key.name(), std::nullopt);
@@ -293,6 +313,11 @@ Dataset<Pair<T, R>> Dataset<T>::join(const Dataset<R>& right, const Select<T, K>
 template <Record T>
 Dataset<T> Dataset<T>::union_with(const Dataset<T>& other) const {
   return Dataset<T>(detail::datasets_of(state_).union_blocks(state_, other.state()));
+}
+
+template <Record T>
+Dataset<T> Dataset<T>::intersect(const Dataset<T>& other) const {
+  return Dataset<T>(detail::datasets_of(state_).intersect_blocks(state_, other.state()));
 }
 
 template <Record T>

@@ -19,6 +19,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "strata/base/error.hpp"
+
 namespace strata::dataset {
 
 // Records are plain values copied as bytes: numbers, fixed arrays, plain structs.
@@ -101,15 +103,17 @@ decltype(auto) invoke_with(const F& body, const R& record,
 // The type-erased form of a registered function, as the operations on the ranks call it: one
 // call per block, never per record.
 struct RecordFunction {
-  enum class Kind : std::uint8_t { select, where, combine };
+  enum class Kind : std::uint8_t { select, where, combine, select_many };
   Kind kind = Kind::select;
   std::string name;
   std::string signature;            // "select Point -> u32", for errors
   std::uint32_t in_bytes = 0;       // record bytes read (combine: the accumulated type)
   std::uint32_t out_bytes = 0;      // select: bytes of each result
   std::uint32_t context_bytes = 0;  // 0: no context
+  std::uint32_t expands = 1;        // select_many: the most results of one record
   // select: out[i] = f(in[i]) for in.size() / in_bytes records; returns the count. where: the
-  // records kept, in order, at the start of `out`; returns how many.
+  // records kept, in order, at the start of `out`; returns how many. select_many: the results
+  // of every record, in order, at the start of `out`; returns how many.
   std::function<std::uint64_t(std::span<const std::byte> in, std::span<std::byte> out,
                               std::span<const std::byte> context)>
       block;
@@ -235,6 +239,66 @@ class Where {
   const std::string& name() const { return name_; }
   static std::string signature() {
     std::string s = "where " + record_name<In>();
+    if constexpr (!std::is_void_v<Context>) s += " with context " + record_name<Context>();
+    return s;
+  }
+
+ private:
+  std::string name_;
+};
+
+// SelectMany: std::size_t f(const In&, std::span<Out> out) (or with a context of records C,
+// f(const In&, std::span<Out>, std::span<const C>)) writes up to `most` results of a record into
+// `out` and returns how many it wrote.
+template <Record In, Record Out, typename Context = void>
+class SelectMany {
+ public:
+  using Body = std::conditional_t<
+      std::is_void_v<Context>, std::function<std::size_t(const In&, std::span<Out>)>,
+      std::function<std::size_t(const In&, std::span<Out>, std::span<const Context>)>>;
+  using input_type = In;
+  using output_type = Out;
+  using context_type = Context;
+
+  template <typename F>
+  requires std::is_convertible_v<F, Body> SelectMany(std::string name, std::uint32_t most, F body)
+      : name_(std::move(name)) {
+    if (most == 0) throw Error("select_many '" + name_ + "': at most 0 results a record");
+    RecordFunction function;
+    function.kind = RecordFunction::Kind::select_many;
+    function.name = name_;
+    function.signature = signature();
+    function.in_bytes = sizeof(In);
+    function.out_bytes = sizeof(Out);
+    function.expands = most;
+    if constexpr (!std::is_void_v<Context>) function.context_bytes = sizeof(Context);
+    function.block = [body, most, name = name_](std::span<const std::byte> in,
+                                                std::span<std::byte> out,
+                                                std::span<const std::byte> context_bytes) {
+      const auto context = detail::context_of<Context>(context_bytes);
+      std::vector<Out> results(most);
+      std::uint64_t written = 0;
+      detail::for_each_record<In>(in, [&](std::size_t, const In& record) {
+        std::size_t n = 0;
+        if constexpr (std::is_void_v<Context>) {
+          n = body(record, std::span<Out>(results));
+        } else {
+          n = body(record, std::span<Out>(results), context);
+        }
+        if (n > most) {
+          throw Error("select_many '" + name + "' returned " + std::to_string(n) +
+                      " results of one record, more than its most, " + std::to_string(most));
+        }
+        std::memcpy(out.data() + written * sizeof(Out), results.data(), n * sizeof(Out));
+        written += n;
+      });
+      return written;
+    };
+    FunctionTable::instance().add(std::move(function));
+  }
+  const std::string& name() const { return name_; }
+  static std::string signature() {
+    std::string s = "select_many " + record_name<In>() + " -> " + record_name<Out>();
     if constexpr (!std::is_void_v<Context>) s += " with context " + record_name<Context>();
     return s;
   }
