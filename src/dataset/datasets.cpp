@@ -517,27 +517,37 @@ void Datasets::release(const Routed& routed) {
 
 Datasets::State Datasets::shuffle(const State& in, std::string name, const std::string& key,
                                   std::vector<std::string> splitters, const char* merge) {
-  const std::uint32_t buckets = bucket_count();
   const Routed routed = route(in, name, key, std::move(splitters), false);
-  State out = make_state(std::move(name), in->record_bytes);
+  State out = merge_buckets(std::move(name), in->record_bytes, routed, nullptr, merge, key);
+  release(routed);
+  return out;
+}
+
+Datasets::State Datasets::merge_buckets(std::string name, std::uint32_t record_bytes,
+                                        const Routed& routed, const Routed* other,
+                                        const char* merge, const std::string& key) {
+  State out = make_state(std::move(name), record_bytes);
+  const detail::MergeArgs args{
+      key, record_bytes, static_cast<std::uint32_t>(routed.parts.size()),
+      other == nullptr ? 0 : static_cast<std::uint32_t>(other->parts.size())};
   cluster::PlanBatch batch(driver_);
-  for (std::uint32_t b = 0; b < buckets; ++b) {
+  for (std::uint32_t b = 0; b < bucket_count(); ++b) {
     const int rank = rank_of_bucket(b);
     std::uint64_t total = 0;
     for (const auto& unit_counts : routed.counts)
       total += unit_counts[b];
     const ChunkRef chunk = driver_.create_late_chunk(
-        block_name(out->name, b), std::max<std::uint64_t>(1, total) * in->record_bytes, rank);
+        block_name(out->name, b), std::max<std::uint64_t>(1, total) * record_bytes, rank);
     out->blocks.push_back({chunk, rank, total, true});
     std::vector<Use> uses;
-    for (const auto& unit_parts : routed.parts)
-      uses.push_back({unit_parts[b], Access::read});
+    for (const Routed* from : {&routed, other}) {
+      if (from == nullptr) continue;
+      for (const auto& unit_parts : from->parts)
+        uses.push_back({unit_parts[b], Access::read});
+    }
     uses.push_back({chunk, Access::write});
-    driver_.run_with(rank, merge, uses,
-                     detail::MergeArgs{key, in->record_bytes,
-                                       static_cast<std::uint32_t>(routed.parts.size()), 0});
+    driver_.run_with(rank, merge, uses, args);
   }
-  release(routed);
   return out;
 }
 
@@ -648,32 +658,11 @@ Datasets::State Datasets::intersect_blocks(const State& first, const State& seco
     throw Error("intersect: '" + first->name + "' and '" + second->name +
                 "' have records of different sizes");
   }
-  const std::uint32_t buckets = bucket_count();
   const std::string name = first->name + ".intersect(" + second->name + ")";
   const Routed firsts = route(first, name + " first", {}, {}, false);
   const Routed seconds = route(second, name + " second", {}, {}, false);
-  State out = make_state(name, first->record_bytes);
-  cluster::PlanBatch batch(driver_);
-  for (std::uint32_t b = 0; b < buckets; ++b) {
-    const int rank = rank_of_bucket(b);
-    std::uint64_t total = 0;
-    for (const auto& unit_counts : firsts.counts)
-      total += unit_counts[b];
-    const ChunkRef chunk = driver_.create_late_chunk(
-        block_name(name, b), std::max<std::uint64_t>(1, total) * first->record_bytes, rank);
-    out->blocks.push_back({chunk, rank, total, true});
-    std::vector<Use> uses;
-    for (const auto& unit_parts : firsts.parts)
-      uses.push_back({unit_parts[b], Access::read});
-    for (const auto& unit_parts : seconds.parts)
-      uses.push_back({unit_parts[b], Access::read});
-    uses.push_back({chunk, Access::write});
-    driver_.run_with(rank, detail::operations::merge_intersect, uses,
-                     detail::MergeArgs{{},
-                                       first->record_bytes,
-                                       static_cast<std::uint32_t>(firsts.parts.size()),
-                                       static_cast<std::uint32_t>(seconds.parts.size())});
-  }
+  State out = merge_buckets(name, first->record_bytes, firsts, &seconds,
+                            detail::operations::merge_intersect, {});
   release(firsts);
   release(seconds);
   return out;

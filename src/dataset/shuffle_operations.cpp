@@ -174,26 +174,25 @@ class RecordSet {
   bool insert(const std::byte* record) {
     const auto [h, added] = hashes_.insert(hash_of(record, bytes_));
     if (added) records_of_hash_.emplace_back();
-    auto& same = records_of_hash_[h];
-    if (std::any_of(same.begin(), same.end(),
-                    [&](const std::byte* kept) { return std::memcmp(kept, record, bytes_) == 0; }))
-      return false;
-    same.push_back(record);
+    if (!added && holds(records_of_hash_[h], record)) return false;
+    records_of_hash_[h].push_back(record);
     return true;
   }
   bool contains(const std::byte* record) const {
     const std::int64_t h = hashes_.find(hash_of(record, bytes_));
-    if (h < 0) return false;
-    const auto& same = records_of_hash_[static_cast<std::size_t>(h)];
-    return std::any_of(same.begin(), same.end(), [&](const std::byte* kept) {
-      return std::memcmp(kept, record, bytes_) == 0;
-    });
+    return h >= 0 && holds(records_of_hash_[static_cast<std::size_t>(h)], record);
   }
 
  private:
   std::uint32_t bytes_;
   KeyIndex hashes_;
   std::vector<std::vector<const std::byte*>> records_of_hash_;
+
+  bool holds(const std::vector<const std::byte*>& same, const std::byte* record) const {
+    return std::any_of(same.begin(), same.end(), [&](const std::byte* kept) {
+      return std::memcmp(kept, record, bytes_) == 0;
+    });
+  }
 };
 
 // Calls f(record) for each record of inputs [first, first + count).

@@ -177,6 +177,10 @@ class Datasets {
   // unit order: the result has a block per bucket, in bucket order.
   State shuffle(const State& in, std::string name, const std::string& key,
                 std::vector<std::string> splitters, const char* merge);
+  // Runs `merge` on each bucket over what `routed` (then `other`, if given) sent it, in unit
+  // order; each result block has room for what `routed` sent.
+  State merge_buckets(std::string name, std::uint32_t record_bytes, const Routed& routed,
+                      const Routed* other, const char* merge, const std::string& key);
 
   node::Node& node_;
   cluster::Driver& driver_;
